@@ -1,0 +1,40 @@
+package dstsafe
+
+import (
+	"time"
+
+	"github.com/jonboulle/clockwork"
+)
+
+// Clock is the source of time for everything in this module that needs the
+// current instant or has to wait: the Scheduler, the ledgers' lease checks and
+// Simulate. Library code never calls time.Now, time.Sleep or time.NewTimer;
+// it asks a Clock.
+//
+// Clock is deliberately the smallest interface the runner needs, so that it
+// can never grow a method that breaks an outside implementation (clockwork's
+// own history: adding Until to its Clock broke every third-party clock).
+// Every clockwork.Clock satisfies it, the real one from [RealClock] and a
+// *clockwork.FakeClock alike.
+type Clock interface {
+	// Now returns the current instant.
+	Now() time.Time
+	// NewTimer returns a Timer that sends the current time on its channel
+	// after at least d. A non-positive d fires immediately.
+	NewTimer(d time.Duration) Timer
+}
+
+// Timer is the timer a [Clock] hands out: Chan delivers the firing instant,
+// Stop and Reset behave as for a *time.Timer. It is clockwork's Timer, so a
+// *clockwork.FakeClock drives it.
+type Timer = clockwork.Timer
+
+// RealClock returns the Clock backed by the operating system's clock.
+func RealClock() Clock { return clockwork.NewRealClock() }
+
+// Compile-time proof that every clockwork clock is a Clock.
+var (
+	_ Clock = clockwork.Clock(nil)
+	_ Clock = clockwork.NewRealClock()
+	_ Clock = (*clockwork.FakeClock)(nil)
+)
