@@ -150,7 +150,6 @@ type Transition struct {
 	Start, End Wall
 }
 
-
 // Lookup reports how the wall reading w resolves in loc: whether one
 // instant, two (Fold) or none (Gap) read as w, which they are, and near a
 // transition the transition itself. See [Resolution].
