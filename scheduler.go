@@ -178,16 +178,14 @@ func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context
 	if cfg.misfire < 0 {
 		cfg.misfire = 0
 	}
-	if cfg.fold != nil || cfg.gap != nil {
-		c, ok := sched.(*Cron)
-		if !ok {
-			return fail(ErrUnsupportedOption)
-		}
-		rc, err := c.withPolicies(cfg.fold, cfg.gap)
+	if c, ok := sched.(*Cron); ok && (cfg.fold != nil || cfg.gap != nil || cfg.periodKey != nil) {
+		cc, err := c.withJobOptions(cfg.fold, cfg.gap, cfg.periodKey)
 		if err != nil {
 			return fail(err)
 		}
-		sched = rc
+		sched, cfg.periodKey = cc, nil
+	} else if cfg.fold != nil || cfg.gap != nil {
+		return fail(ErrUnsupportedOption)
 	}
 	j := &job{name: name, sched: sched, fn: fn, cfg: cfg}
 	j.occ, _ = sched.(OccurrenceSchedule)
@@ -235,7 +233,7 @@ func (j *job) nextAfter(t time.Time) (Occurrence, bool) {
 			return Occurrence{}, false
 		}
 		w := WallOf(at)
-		o = Occurrence{At: at, Wall: w, Kind: Unique, Period: wallKey(w)}
+		o = Occurrence{At: at, Wall: w, Kind: Unique, Period: w.String()}
 		if Lookup(w, at.Location()).Kind == Fold {
 			o.Kind = Fold
 		}
@@ -247,9 +245,9 @@ func (j *job) nextAfter(t time.Time) (Occurrence, bool) {
 	if j.cfg.periodKey != nil {
 		switch *j.cfg.periodKey {
 		case ByDate:
-			o.Period = Date{o.Wall.Year, o.Wall.Month, o.Wall.Day}.String()
+			o.Period = o.Wall.DateString()
 		case ByWall:
-			o.Period = wallKey(o.Wall)
+			o.Period = o.Wall.String()
 			if o.Kind == Fold && j.occ != nil && !o.At.Equal(Lookup(o.Wall, o.At.Location()).Earlier) {
 				o.Period += ";fold=1"
 			}
@@ -268,15 +266,6 @@ func (j *job) runOf(o Occurrence, rec Record) Run {
 		Job: j.name, Period: o.Period, Wall: o.Wall, Kind: o.Kind, Due: o.At,
 		RunDate: DateOf(o.At, loc), Attempt: rec.Attempt, Token: rec.Token,
 	}
-}
-
-// wallKey formats a wall reading as a ByWall period key.
-func wallKey(w Wall) string {
-	s := fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d", w.Year, int(w.Month), w.Day, w.Hour, w.Minute, w.Second)
-	if w.Nanosecond != 0 {
-		s += fmt.Sprintf(".%09d", w.Nanosecond)
-	}
-	return s
 }
 
 // maxCatchUp bounds how many missed periods one wake records individually;
@@ -630,7 +619,7 @@ func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record
 	run := j.runOf(o, rec)
 	started := s.clock.Now()
 	attrs := []any{"job", j.name, "period", run.Period, "run_date", run.RunDate.String(), "due", run.Due,
-		"wall", wallKey(run.Wall), "kind", run.Kind.String(), "attempt", run.Attempt, "token", run.Token, "owner", s.owner}
+		"wall", run.Wall.String(), "kind", run.Kind.String(), "attempt", run.Attempt, "token", run.Token, "owner", s.owner}
 	s.log.Info(j.name+".run start", attrs...)
 
 	runCtx, cancel := context.WithCancelCause(ctx)
