@@ -182,9 +182,12 @@ func WithMisfireThreshold(d time.Duration) JobOption {
 	return func(c *jobConfig) { c.misfire = d }
 }
 
-// WithRunDateZone sets the zone in which Run.RunDate is derived from the
-// instant the run was due. Defaults to the zone of the schedule's instants
-// (a *Cron's zone). It panics if loc is nil.
+// WithRunDateZone sets the zone in which Run.RunDate is derived: the civil
+// date of the instant the run was due, in loc. By default, and when loc is
+// the schedule's own zone, RunDate is the date of the scheduled wall
+// reading instead, which differs only when a gap pushes a run past
+// midnight (America/Nuuk, 2024-03-30 23:30 ran at 03-31 00:30 and is the
+// 03-30 run). It panics if loc is nil.
 func WithRunDateZone(loc *time.Location) JobOption {
 	if loc == nil {
 		panic("dstsafe: WithRunDateZone with nil location")

@@ -19,9 +19,9 @@ type Run struct {
 	// Due is the instant the run was due, in the schedule's zone. It is
 	// earlier than the start of the run when the run is late (catch-up).
 	Due time.Time
-	// RunDate is the business date of the run: the civil date of Due in the
-	// job's run-date zone (WithRunDateZone; by default the schedule's zone).
-	// It is derived explicitly, never from the machine's zone.
+	// RunDate is the business date of the run, derived explicitly, never
+	// from the machine's zone: the date of the scheduled wall reading, or
+	// with WithRunDateZone the civil date of Due in that zone.
 	RunDate Date
 	// Attempt counts claims of the period, starting at 1 (a retry or a
 	// takeover of an abandoned run is attempt 2 ...).

@@ -258,13 +258,17 @@ func (j *job) nextAfter(t time.Time) (Occurrence, bool) {
 
 // runOf builds the Run the job function sees.
 func (j *job) runOf(o Occurrence, rec Record) Run {
-	loc := j.cfg.runDateZone
-	if loc == nil {
-		loc = o.At.Location()
+	// In the schedule's own zone the business date is the date the run was
+	// scheduled for, which is the date of Due except when a gap pushes the
+	// run past midnight (America/Nuuk 2024-03-30 23:30 -> 03-31 00:30):
+	// that run is still the 03-30 run, or 03-31 would be billed twice.
+	d := Date{o.Wall.Year, o.Wall.Month, o.Wall.Day}
+	if loc := j.cfg.runDateZone; loc != nil && loc.String() != o.At.Location().String() {
+		d = DateOf(o.At, loc)
 	}
 	return Run{
 		Job: j.name, Period: o.Period, Wall: o.Wall, Kind: o.Kind, Due: o.At,
-		RunDate: DateOf(o.At, loc), Attempt: rec.Attempt, Token: rec.Token,
+		RunDate: d, Attempt: rec.Attempt, Token: rec.Token,
 	}
 }
 

@@ -52,7 +52,10 @@ func RequireOncePerPeriod(t TestingT, fires []dstsafe.Fire, msgAndArgs ...any) {
 // RequireOncePerDay fails unless each job fired exactly once on every civil
 // date in zone from the date of its first fire to the date of its last:
 // no date twice (a fold run twice), none missing (a gap swallowed a run).
-// Dates are those of each fire's Due instant in zone. No fires at all
+// A fire counts for the date it was scheduled on: the date of its Wall
+// when its schedule is in zone (a run a gap pushed past midnight, America/Nuuk
+// 2024-03-30 23:30 -> 03-31 00:30, counts for 03-30), else the date of its
+// Due instant in zone. No fires at all
 // passes: pair it with RequireFireCount. It panics if zone is nil.
 func RequireOncePerDay(t TestingT, fires []dstsafe.Fire, zone *time.Location, msgAndArgs ...any) {
 	t.Helper()
@@ -69,6 +72,9 @@ func RequireOncePerDay(t TestingT, fires []dstsafe.Fire, zone *time.Location, ms
 			jobs = append(jobs, f.Job)
 		}
 		d := dstsafe.DateOf(f.Due, zone)
+		if f.Due.Location().String() == zone.String() && f.Wall.Year != 0 {
+			d = dstsafe.Date{Year: f.Wall.Year, Month: f.Wall.Month, Day: f.Wall.Day}
+		}
 		days[d] = append(days[d], f)
 	}
 	var bad []string
