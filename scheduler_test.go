@@ -19,9 +19,9 @@ func TestPostmortemBillingOncePerRunDate(t *testing.T) {
 		name  string
 		start time.Time
 	}{
-		{"2024 fall back", time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC)},   // 01:30 happens twice on 11-03 (CDT then CST)
+		{"2024 fall back", time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC)},     // 01:30 happens twice on 11-03 (CDT then CST)
 		{"2024 spring forward", time.Date(2024, 3, 9, 12, 0, 0, 0, time.UTC)}, // 02:00-03:00 skipped on 03-10; 01:30 is fine
-		{"2025 fall back", time.Date(2025, 11, 1, 12, 0, 0, 0, time.UTC)},   // 01:30 twice on 11-02
+		{"2025 fall back", time.Date(2025, 11, 1, 12, 0, 0, 0, time.UTC)},     // 01:30 twice on 11-02
 		{"2025 spring forward", time.Date(2025, 3, 8, 12, 0, 0, 0, time.UTC)}, // gap on 03-09
 	} {
 		t.Run(tc.name, func(t *testing.T) {

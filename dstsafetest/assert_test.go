@@ -18,10 +18,12 @@ type fakeT struct {
 	failed bool
 }
 
-func (f *fakeT) Errorf(format string, args ...any) { f.errors = append(f.errors, fmt.Sprintf(format, args...)) }
-func (f *fakeT) FailNow()                          { f.failed = true }
-func (f *fakeT) Helper()                           {}
-func (f *fakeT) text() string                      { return strings.Join(f.errors, "\n") }
+func (f *fakeT) Errorf(format string, args ...any) {
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+}
+func (f *fakeT) FailNow()     { f.failed = true }
+func (f *fakeT) Helper()      {}
+func (f *fakeT) text() string { return strings.Join(f.errors, "\n") }
 
 var _ dstsafetest.TestingT = (*testing.T)(nil)
 
