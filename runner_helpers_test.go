@@ -3,6 +3,8 @@ package dstsafe_test
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"log/slog"
 	"testing"
 	"time"
@@ -13,12 +15,14 @@ import (
 	"github.com/dstsafe/dstsafe"
 )
 
-// zone loads an IANA zone from the machine's tz database, failing the test
-// (never skipping it) when the zone is missing.
+// zone loads a zone pinned in testdata/zoneinfo (tzdata 2025b), so the
+// tests do not change with the host's tz database.
 func zone(t testing.TB, name string) *time.Location {
 	t.Helper()
-	loc, err := time.LoadLocation(name)
-	require.NoError(t, err, "tz database lacks %s", name)
+	data, err := os.ReadFile(filepath.Join("testdata", "zoneinfo", filepath.FromSlash(name)))
+	require.NoError(t, err, "pinned zone %s", name)
+	loc, err := time.LoadLocationFromTZData(name, data)
+	require.NoError(t, err, "pinned zone %s", name)
 	return loc
 }
 

@@ -1,13 +1,18 @@
 package dstsafe_test
 
 import (
+	"bytes"
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
 // The postmortem's test: the 01:30 America/Chicago billing job, simulated
@@ -26,7 +31,7 @@ func TestPostmortemBillingOncePerRunDate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _, _ := newSim(t, tc.start)
-			require.NoError(t, s.Add("billing", mustCron(t, "CRON_TZ=America/Chicago 30 1 * * *"), nop))
+			require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)), nop))
 			fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour, dstsafe.WithStep(20*time.Second))
 			require.NoError(t, err)
 			require.Len(t, fires, 2, "fires: %v", fires)
@@ -44,5 +49,121 @@ func TestPostmortemBillingOncePerRunDate(t *testing.T) {
 				require.Equal(t, 1, n, "run date %v fired %d times", d, n)
 			}
 		})
+	}
+}
+
+func TestAddErrors(t *testing.T) {
+	s, _, _ := newSim(t, time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC))
+	daily := mustCron(t, "30 1 * * *")
+	require.NoError(t, s.Add("billing", daily, nop))
+	every := mustCron(t, "@every 1h")
+	for _, tc := range []struct {
+		name  string
+		job   string
+		sched dstsafe.Schedule
+		fn    func(context.Context, dstsafe.Run) error
+		opts  []dstsafe.JobOption
+		want  error
+	}{
+		{"empty name", "", daily, nop, nil, dstsafe.ErrInvalidJobName},
+		{"name not UTF-8", "bill\xffing", daily, nop, nil, dstsafe.ErrInvalidJobName},
+		{"duplicate", "billing", daily, nop, nil, dstsafe.ErrDuplicateJob},
+		{"nil schedule", "a", nil, nop, nil, dstsafe.ErrNilSchedule},
+		{"nil *Cron", "b", (*dstsafe.Cron)(nil), nop, nil, dstsafe.ErrNilSchedule},
+		{"nil func", "c", daily, nil, nil, dstsafe.ErrNilJobFunc},
+		// A plain Schedule has no fold policy to override.
+		{"fold override on a plain schedule", "d", dstsafe.Schedule(plain{daily}), nop,
+			[]dstsafe.JobOption{dstsafe.WithJobFold(dstsafe.FoldBoth)}, dstsafe.ErrUnsupportedOption},
+		// @every follows real time: fold and gap do not apply.
+		{"gap override on @every", "e", every, nop,
+			[]dstsafe.JobOption{dstsafe.WithJobGap(dstsafe.GapSkip)}, dstsafe.ErrUnsupportedOption},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.Add(tc.job, tc.sched, tc.fn, tc.opts...)
+			require.ErrorIs(t, err, tc.want)
+			var je *dstsafe.JobError
+			require.ErrorAs(t, err, &je)
+			require.Equal(t, tc.job, je.Job)
+		})
+	}
+	// Nothing half-registered: the failed names are free.
+	require.NoError(t, s.Add("a", daily, nop))
+}
+
+// plain hides a schedule's NextOccurrence, as a robfig/cron schedule would.
+type plain struct{ s dstsafe.Schedule }
+
+func (p plain) Next(t time.Time) time.Time { return p.s.Next(t) }
+
+// The postmortem's "deploy restart": a scheduler stopped right after the
+// first 01:30 (CDT) of 2024-11-03 and a new process started on the same
+// SQLite ledger does not run the period again, neither at 01:30 CST nor
+// ever; it runs 11-04 as usual. The second process is also tried with a
+// naive schedule (robfig/cron style, keyed by wall time) that offers the
+// second 01:30: the ledger refuses it and the log says so.
+func TestRestartMidNightSQLite(t *testing.T) {
+	chicago := zone(t, "America/Chicago")
+	for _, tc := range []struct {
+		name  string
+		sched func(t *testing.T) dstsafe.Schedule
+	}{
+		{"cron", func(t *testing.T) dstsafe.Schedule { return mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)) }},
+		{"naive schedule", func(t *testing.T) dstsafe.Schedule { return everyWallReading{chicago, 1, 30} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ledger.db")
+			clock := clockwork.NewFakeClockAt(time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC)) // 00:00 CDT
+			open := func() *sqlledger.Ledger {
+				l, err := sqlledger.OpenSQLite(path, sqlledger.WithClock(clock))
+				require.NoError(t, err)
+				require.NoError(t, l.Migrate(context.Background()))
+				return l
+			}
+
+			first := open()
+			s1 := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(first), dstsafe.WithLogger(quiet()), dstsafe.WithOwner("billing-1"))
+			require.NoError(t, s1.Add("billing", tc.sched(t), nop))
+			fires, err := dstsafe.Simulate(context.Background(), s1, 105*time.Minute, dstsafe.WithStep(20*time.Second))
+			require.NoError(t, err)
+			dstsafetest.RequireFiresAt(t, fires, time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC)) // 01:30 CDT
+			require.NoError(t, first.Close())
+
+			var logs bytes.Buffer
+			second := open()
+			defer second.Close()
+			s2 := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(second), dstsafe.WithLogger(textLogger(&logs)), dstsafe.WithOwner("billing-2"))
+			require.NoError(t, s2.Add("billing", tc.sched(t), nop))
+			fires, err = dstsafe.Simulate(context.Background(), s2, 26*time.Hour, dstsafe.WithStep(20*time.Second))
+			require.NoError(t, err)
+			dstsafetest.RequireFiresAt(t, fires, time.Date(2024, 11, 4, 7, 30, 0, 0, time.UTC)) // 01:30 CST next day
+
+			rec, err := second.Get(context.Background(), "billing", "2024-11-03T01:30:00")
+			require.NoError(t, err)
+			require.Equal(t, dstsafe.StateSucceeded, rec.State)
+			require.Equal(t, "billing-1", rec.Owner)
+			require.Equal(t, 1, rec.Attempt)
+			if tc.name == "naive schedule" {
+				require.Contains(t, logs.String(), `msg="billing.run already claimed" job=billing period=2024-11-03T01:30:00`)
+				require.Contains(t, logs.String(), "owner=billing-1")
+			}
+		})
+	}
+}
+
+// everyWallReading is the naive schedule of the incident: every instant
+// whose wall clock reads hh:mm in loc, both readings of a fold included.
+type everyWallReading struct {
+	loc    *time.Location
+	hh, mm int
+}
+
+func (e everyWallReading) Next(after time.Time) time.Time {
+	t := after.Truncate(time.Minute).Add(time.Minute)
+	for {
+		r := t.In(e.loc)
+		if r.Hour() == e.hh && r.Minute() == e.mm {
+			return r
+		}
+		t = t.Add(time.Minute)
 	}
 }
