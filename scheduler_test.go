@@ -3,6 +3,7 @@ package dstsafe_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -165,5 +166,79 @@ func (e everyWallReading) Next(after time.Time) time.Time {
 			return r
 		}
 		t = t.Add(time.Minute)
+	}
+}
+
+// A scheduler down for three days (from 2024-11-02 12:00Z, after the
+// 11-02 run, to 11-05 12:00Z) catches up per policy when a new one starts
+// on the same ledger: every period from 11-02 to 11-06 ends with exactly
+// one record, either run once or skipped, and nothing runs twice.
+func TestCatchUpAfterThreeDaysDown(t *testing.T) {
+	chicago := zone(t, "America/Chicago")
+	day := func(d int) string { return fmt.Sprintf("2024-11-%02dT01:30:00", d) }
+	for _, tc := range []struct {
+		name    string
+		policy  dstsafe.CatchUpPolicy
+		ran     []int // days of November whose 01:30 runs after the restart
+		skipped []int
+	}{
+		{"latest (default)", nil, []int{5, 6}, []int{3, 4}},
+		{"all within a week", dstsafe.CatchUpAll{Window: 7 * 24 * time.Hour}, []int{3, 4, 5, 6}, nil},
+		// 11-04 01:30 CST was 28.5 h before the restart, 11-03 01:30 CDT 53.5 h.
+		{"all within 36 h", dstsafe.CatchUpAll{Window: 36 * time.Hour}, []int{4, 5, 6}, []int{3}},
+		{"all, at most 1", dstsafe.CatchUpAll{Window: 7 * 24 * time.Hour, Max: 1}, []int{5, 6}, []int{3, 4}},
+		{"skip", dstsafe.CatchUpSkip{}, []int{6}, []int{3, 4, 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := clockwork.NewFakeClockAt(time.Date(2024, 11, 1, 12, 0, 0, 0, time.UTC))
+			ledger := dstsafe.NewMemoryLedger(clock)
+			sched := mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago))
+			newS := func() *dstsafe.Scheduler {
+				return dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
+			}
+			s1 := newS()
+			require.NoError(t, s1.Add("billing", sched, nop))
+			fires, err := dstsafe.Simulate(context.Background(), s1, 24*time.Hour)
+			require.NoError(t, err)
+			dstsafetest.RequireFireCount(t, fires, 1)
+
+			clock.Advance(72 * time.Hour) // down until 2024-11-05T12:00Z
+			restart := clock.Now()
+			s2 := newS()
+			require.NoError(t, s2.Add("billing", sched, nop, dstsafe.WithCatchUp(tc.policy)))
+			fires, err = dstsafe.Simulate(context.Background(), s2, 24*time.Hour)
+			require.NoError(t, err)
+			dstsafetest.RequireOncePerPeriod(t, fires)
+
+			var got []string
+			for _, f := range fires {
+				got = append(got, f.Period)
+				if f.Due.Before(restart) {
+					require.True(t, f.Started.Equal(restart), "late run %v starts at the restart", f)
+				} else {
+					require.True(t, f.Started.Equal(f.Due), "on-time run %v", f)
+				}
+			}
+			var want []string
+			for _, d := range tc.ran {
+				want = append(want, day(d))
+			}
+			require.Equal(t, want, got)
+
+			recs, err := ledger.List(context.Background(), "billing", "", "")
+			require.NoError(t, err)
+			states := map[string]dstsafe.State{}
+			for _, r := range recs {
+				states[r.Period] = r.State
+			}
+			wantStates := map[string]dstsafe.State{day(2): dstsafe.StateSucceeded}
+			for _, d := range tc.ran {
+				wantStates[day(d)] = dstsafe.StateSucceeded
+			}
+			for _, d := range tc.skipped {
+				wantStates[day(d)] = dstsafe.StateSkipped
+			}
+			require.Equal(t, wantStates, states)
+		})
 	}
 }
