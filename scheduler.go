@@ -324,7 +324,8 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		var timer Timer
 		var fired <-chan time.Time
 		if !wakeAt.IsZero() {
-			timer = s.clock.NewTimer(wakeAt.Sub(now))
+			// Measure from a fresh reading: time has passed during tick.
+			timer = s.clock.NewTimer(wakeAt.Sub(s.clock.Now()))
 			fired = timer.Chan()
 		}
 		id := s.act.park(wakeAt)
