@@ -629,9 +629,7 @@ func (s *Scheduler) sleep(d time.Duration, stopping <-chan struct{}) bool {
 func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record) error {
 	run := j.runOf(o, rec)
 	started := s.clock.Now()
-	attrs := []any{"job", j.name, "period", run.Period, "run_date", run.RunDate.String(), "due", run.Due,
-		"wall", run.Wall.String(), "kind", run.Kind.String(), "attempt", run.Attempt, "token", run.Token, "owner", s.owner}
-	s.log.Info(j.name+".run start", attrs...)
+	s.logRun(ctx, slog.LevelInfo, ".run start", run)
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(context.Canceled)
@@ -652,16 +650,16 @@ func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record
 	finishCtx := context.WithoutCancel(ctx)
 	if _, ferr := s.ledger.Finish(finishCtx, j.name, run.Period, run.Token, state, reason); ferr != nil {
 		if errors.Is(ferr, ErrLeaseLost) {
-			s.log.Warn(j.name+".run finish rejected: lease lost", append(attrs, "outcome", state.String())...)
+			s.logRun(ctx, slog.LevelWarn, ".run finish rejected: lease lost", run, "outcome", state.String())
 		} else {
-			s.log.Error(j.name+".run finish failed", append(attrs, "outcome", state.String(), "error", ferr)...)
+			s.logRun(ctx, slog.LevelError, ".run finish failed", run, "outcome", state.String(), "error", ferr)
 		}
 	}
 	took := s.clock.Now().Sub(started)
 	if err != nil {
-		s.log.Error(j.name+".run finish", append(attrs, "outcome", state.String(), "duration", took, "error", err)...)
+		s.logRun(ctx, slog.LevelError, ".run finish", run, "outcome", state.String(), "duration", took, "error", err)
 	} else {
-		s.log.Info(j.name+".run finish", append(attrs, "outcome", state.String(), "duration", took)...)
+		s.logRun(ctx, slog.LevelInfo, ".run finish", run, "outcome", state.String(), "duration", took)
 	}
 	s.mu.Lock()
 	record := s.record
@@ -671,6 +669,20 @@ func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record
 			Started: started, RunDate: run.RunDate, Attempt: run.Attempt, Err: err})
 	}
 	return err
+}
+
+// logRun logs msg (prefixed with the job name) with the run's attributes,
+// in the postmortem's shape: msg="billing.run start" job=billing
+// period=... run_date=2024-11-03 due=2024-11-03T01:30:00.000-05:00 ...
+// It builds nothing when the level is disabled.
+func (s *Scheduler) logRun(ctx context.Context, level slog.Level, msg string, run Run, extra ...any) {
+	if !s.log.Enabled(ctx, level) {
+		return
+	}
+	attrs := append([]any{"job", run.Job, "period", run.Period, "run_date", run.RunDate.String(), "due", run.Due,
+		"wall", run.Wall.String(), "kind", run.Kind.String(), "attempt", run.Attempt, "token", run.Token,
+		"owner", s.owner}, extra...)
+	s.log.Log(ctx, level, run.Job+msg, attrs...)
 }
 
 // PanicError is the error a job's panic is turned into; the run is
