@@ -32,7 +32,8 @@ func ExampleScheduler_Run() {
 		ran <- run // charge customers, keyed by ("billing", run.Period)
 		<-release
 		return nil
-	})
+	}, dstsafe.WithOverlap(dstsafe.OverlapQueue)) // the example does not wait for a run to be recorded
+
 	if err != nil {
 		panic(err)
 	}

@@ -407,8 +407,9 @@ func (s *Scheduler) tick(ctx context.Context, now time.Time, stopping chan struc
 		s.mu.Lock()
 		for j.hasNext && !j.next.At.After(now) {
 			if len(due) == maxCatchUp {
-				due = append(due[:0], due[1:]...)
-				dropped++
+				// Keep the most recent half: amortised O(1) per period.
+				due = append(due[:0], due[maxCatchUp/2:]...)
+				dropped += maxCatchUp / 2
 			}
 			due = append(due, j.next)
 			j.cursor = j.next.At
