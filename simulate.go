@@ -86,6 +86,10 @@ var (
 // reads start+d, Run has returned and no goroutine is left behind. It also
 // works inside a testing/synctest bubble.
 //
+// The window is closed at both ends: a run due at the start instant or at
+// start+d runs. Jobs resume after their latest ledger record, so a
+// scheduler whose ledger already has records catches up by its policy.
+//
 // Jobs under Simulate should return without waiting on the fake clock (only
 // Simulate moves it, and only once they have returned). Simulate ignores
 // WithWakeInterval. If ctx ends early Simulate stops and returns the fires
