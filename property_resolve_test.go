@@ -62,7 +62,7 @@ func checkWall(f *failBudget, o *zoneOracle, s int64, ns int) {
 	loc := o.zone.Loc
 	changes, offsets := o.near(s, s)
 	offAt := func(t int64) int { return offsetOf(loc, t) }
-	ts := readings(loc, s, offsets, offAt)
+	ts := readings(make([]int64, 0, 4), s, offsets, offAt)
 	w := wallOfNaive(s, ns)
 	r := dstsafe.Lookup(w, loc)
 	at := func(sec int64) time.Time { return time.Unix(sec, int64(ns)) }

@@ -305,8 +305,9 @@ func (o *zoneOracle) offsetAt(sec int64) int {
 // readings returns, in order, every unix second t with t + offset(t) = s:
 // the instants at which the zone's clocks read the naive second s. It tries
 // every offset in force near s: brute force, no reasoning about gaps.
-func readings(loc *time.Location, s int64, offsets []int, offAt func(int64) int) []int64 {
-	var ts []int64
+// The instants are appended to buf[:0].
+func readings(buf []int64, s int64, offsets []int, offAt func(int64) int) []int64 {
+	ts := buf[:0]
 	for _, off := range offsets {
 		t := s - int64(off)
 		if offAt(t) == off && !slices.Contains(ts, t) {
