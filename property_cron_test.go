@@ -417,160 +417,166 @@ func TestCronZonePrefix(t *testing.T) {
 	}
 }
 
+// civilDay is the day number (days since 1970-01-01) of a civil date.
+func civilDay(y int, m time.Month, d int) int64 { return floorDiv(naiveOf(y, m, d, 0, 0, 0), 86400) }
+
+// famousCronCases are the transitions that broke real schedulers. They
+// also seed FuzzParseCron and FuzzNext.
+var famousCronCases = []struct {
+	zone     string
+	spec     string
+	from, to time.Time // UTC
+	comment  string
+	// check asserts what the real world says, on the fires in order.
+	check func(t *testing.T, got []dstsafe.Occurrence)
+}{
+	{
+		"Australia/Lord_Howe", "15 2 * * *",
+		time.Date(2024, 10, 4, 0, 0, 0, 0, time.UTC), time.Date(2024, 10, 9, 0, 0, 0, 0, time.UTC),
+		"2024-10-06 02:00 +10:30 -> 02:30 +11: 30-minute gap; 02:15 fires at 02:45",
+		func(t *testing.T, got []dstsafe.Occurrence) {
+			for _, g := range got {
+				if dayOfWall(g.Wall) == civilDay(2024, 10, 6) && (g.Kind != dstsafe.Gap || g.At.Hour() != 2 || g.At.Minute() != 45) {
+					t.Errorf("Lord_Howe 2024-10-06 02:15: got %v (%v), want 02:45 +11 (gap)", g.At, g.Kind)
+				}
+			}
+		},
+	},
+	{
+		"Australia/Lord_Howe", "45 1 * * *",
+		time.Date(2024, 4, 5, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 9, 0, 0, 0, 0, time.UTC),
+		"2024-04-07 02:00 +11 -> 01:30 +10:30: 01:30-02:00 twice; 01:45 fires once, at +11",
+		func(t *testing.T, got []dstsafe.Occurrence) {
+			for _, g := range got {
+				if _, off := g.At.Zone(); dayOfWall(g.Wall) == civilDay(2024, 4, 7) && (g.Kind != dstsafe.Fold || off != 11*3600) {
+					t.Errorf("Lord_Howe 2024-04-07 01:45: got %v (%v), want the +11 reading", g.At, g.Kind)
+				}
+			}
+		},
+	},
+	{
+		"Europe/Dublin", "30 1 * * *",
+		time.Date(2024, 10, 25, 0, 0, 0, 0, time.UTC), time.Date(2024, 10, 30, 0, 0, 0, 0, time.UTC),
+		"negative DST: 2024-10-27 02:00 IST -> 01:00 GMT (GMT is the 'summer' time in tzdata); 01:30 fires once, at IST",
+		func(t *testing.T, got []dstsafe.Occurrence) {
+			for _, g := range got {
+				if _, off := g.At.Zone(); dayOfWall(g.Wall) == civilDay(2024, 10, 27) && off != 3600 {
+					t.Errorf("Dublin 2024-10-27 01:30: got %v, want the +01:00 reading", g.At)
+				}
+			}
+		},
+	},
+	{
+		"Pacific/Apia", "0 12 * * *",
+		time.Date(2011, 12, 27, 0, 0, 0, 0, time.UTC), time.Date(2012, 1, 3, 0, 0, 0, 0, time.UTC),
+		"2011-12-29 24:00 -10 -> 2011-12-31 00:00 +14: December 30 never happened; robfig/cron loops here",
+		func(t *testing.T, got []dstsafe.Occurrence) {
+			for i, g := range got {
+				if g.At.Day() == 30 && g.At.Month() == 12 {
+					t.Errorf("Apia: fire %v reads 2011-12-30", g.At)
+				}
+				if i > 0 && dayOfWall(got[i-1].Wall) == civilDay(2011, 12, 29) && dayOfWall(g.Wall) != civilDay(2011, 12, 31) {
+					t.Errorf("Apia: after 12-29 the next fire is for %v, want 2011-12-31", g.Wall)
+				}
+			}
+		},
+	},
+	{
+		"Pacific/Apia", "*/30 * * * *",
+		time.Date(2011, 12, 30, 6, 0, 0, 0, time.UTC), time.Date(2011, 12, 30, 14, 0, 0, 0, time.UTC),
+		"periodic across the skipped day: real time runs on, no reading of 12-30",
+		nil,
+	},
+	{
+		"America/Havana", "0 0 * * *",
+		time.Date(2024, 3, 8, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 12, 0, 0, 0, 0, time.UTC),
+		"2024-03-10 00:00 CST -> 01:00 CDT: midnight never happens; the job runs at 01:00 CDT",
+		func(t *testing.T, got []dstsafe.Occurrence) {
+			for _, g := range got {
+				if dayOfWall(g.Wall) == civilDay(2024, 3, 10) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1) {
+					t.Errorf("Havana 2024-03-10 00:00: got %v (%v), want 01:00 CDT (gap)", g.At, g.Kind)
+				}
+			}
+		},
+	},
+	{
+		"Asia/Beirut", "0 0 * * *",
+		time.Date(2024, 3, 29, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 2, 0, 0, 0, 0, time.UTC),
+		"2024-03-31 00:00 EET -> 01:00 EEST: no midnight",
+		func(t *testing.T, got []dstsafe.Occurrence) {
+			for _, g := range got {
+				if dayOfWall(g.Wall) == civilDay(2024, 3, 31) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1) {
+					t.Errorf("Beirut 2024-03-31 00:00: got %v (%v), want 01:00 EEST", g.At, g.Kind)
+				}
+			}
+		},
+	},
+	{
+		"Africa/Cairo", "30 0 * * *",
+		time.Date(2024, 4, 24, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 28, 0, 0, 0, 0, time.UTC),
+		"2024-04-26 00:00 EET -> 01:00 EEST (the rule says 'last Thursday 24:00'): 00:30 fires at 01:30",
+		func(t *testing.T, got []dstsafe.Occurrence) {
+			for _, g := range got {
+				if dayOfWall(g.Wall) == civilDay(2024, 4, 26) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1 || g.At.Minute() != 30) {
+					t.Errorf("Cairo 2024-04-26 00:30: got %v (%v), want 01:30 EEST", g.At, g.Kind)
+				}
+			}
+		},
+	},
+	{
+		"Africa/Cairo", "30 23 * * *",
+		time.Date(2024, 10, 29, 0, 0, 0, 0, time.UTC), time.Date(2024, 11, 3, 0, 0, 0, 0, time.UTC),
+		"2024-10-31 24:00 EEST -> 23:00 EET: 23:00-24:00 on Oct 31 twice",
+		nil,
+	},
+	{
+		"Europe/Volgograd", "30 1 * * *",
+		time.Date(2020, 12, 25, 0, 0, 0, 0, time.UTC), time.Date(2020, 12, 29, 0, 0, 0, 0, time.UTC),
+		"2020-12-27 02:00 +04 -> 01:00 +03: a permanent move back, not DST; 01:30 twice, fires once",
+		nil,
+	},
+	{
+		"Europe/Volgograd", "30 2 * * *",
+		time.Date(2018, 10, 26, 0, 0, 0, 0, time.UTC), time.Date(2018, 10, 30, 0, 0, 0, 0, time.UTC),
+		"2018-10-28 02:00 +03 -> 03:00 +04: a permanent move, not DST",
+		nil,
+	},
+	{
+		"America/Chicago", "30 2 * * *",
+		time.Date(2100, 3, 12, 0, 0, 0, 0, time.UTC), time.Date(2100, 3, 16, 0, 0, 0, 0, time.UTC),
+		"2100-03-14 (second Sunday of March, by the POSIX rule; 2100 is not a leap year): 02:30 fires at 03:30 CDT",
+		func(t *testing.T, got []dstsafe.Occurrence) {
+			for _, g := range got {
+				if dayOfWall(g.Wall) == civilDay(2100, 3, 14) && (g.Kind != dstsafe.Gap || g.At.Hour() != 3 || g.At.Minute() != 30) {
+					t.Errorf("Chicago 2100-03-14 02:30: got %v (%v), want 03:30 CDT", g.At, g.Kind)
+				}
+			}
+		},
+	},
+	{
+		"America/Chicago", "30 1 * * *",
+		time.Date(2100, 11, 5, 0, 0, 0, 0, time.UTC), time.Date(2100, 11, 9, 0, 0, 0, 0, time.UTC),
+		"2100-11-07 (first Sunday of November): 01:30 fires once, at CDT",
+		func(t *testing.T, got []dstsafe.Occurrence) {
+			for _, g := range got {
+				if name, _ := g.At.Zone(); dayOfWall(g.Wall) == civilDay(2100, 11, 7) && (g.Kind != dstsafe.Fold || name != "CDT") {
+					t.Errorf("Chicago 2100-11-07 01:30: got %v (%v), want the CDT reading", g.At, g.Kind)
+				}
+			}
+		},
+	},
+	{
+		"America/Chicago", "*/15 * * * *",
+		time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC), time.Date(2024, 11, 3, 9, 0, 0, 0, time.UTC),
+		"the billing incident: 01:00-02:00 happens twice on 2024-11-03; a periodic job runs in both",
+		nil,
+	},
+}
+
 // TestCronFamousTransitions walks the cases that broke real schedulers,
 // each against the oracle and against what happened on the wall.
 func TestCronFamousTransitions(t *testing.T) {
-	day := func(y int, m time.Month, d int) int64 { return floorDiv(naiveOf(y, m, d, 0, 0, 0), 86400) }
-	for _, tc := range []struct {
-		zone     string
-		spec     string
-		from, to time.Time // UTC
-		comment  string
-		// check asserts what the real world says, on the fires in order.
-		check func(t *testing.T, got []dstsafe.Occurrence)
-	}{
-		{
-			"Australia/Lord_Howe", "15 2 * * *",
-			time.Date(2024, 10, 4, 0, 0, 0, 0, time.UTC), time.Date(2024, 10, 9, 0, 0, 0, 0, time.UTC),
-			"2024-10-06 02:00 +10:30 -> 02:30 +11: 30-minute gap; 02:15 fires at 02:45",
-			func(t *testing.T, got []dstsafe.Occurrence) {
-				for _, g := range got {
-					if dayOfWall(g.Wall) == day(2024, 10, 6) && (g.Kind != dstsafe.Gap || g.At.Hour() != 2 || g.At.Minute() != 45) {
-						t.Errorf("Lord_Howe 2024-10-06 02:15: got %v (%v), want 02:45 +11 (gap)", g.At, g.Kind)
-					}
-				}
-			},
-		},
-		{
-			"Australia/Lord_Howe", "45 1 * * *",
-			time.Date(2024, 4, 5, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 9, 0, 0, 0, 0, time.UTC),
-			"2024-04-07 02:00 +11 -> 01:30 +10:30: 01:30-02:00 twice; 01:45 fires once, at +11",
-			func(t *testing.T, got []dstsafe.Occurrence) {
-				for _, g := range got {
-					if _, off := g.At.Zone(); dayOfWall(g.Wall) == day(2024, 4, 7) && (g.Kind != dstsafe.Fold || off != 11*3600) {
-						t.Errorf("Lord_Howe 2024-04-07 01:45: got %v (%v), want the +11 reading", g.At, g.Kind)
-					}
-				}
-			},
-		},
-		{
-			"Europe/Dublin", "30 1 * * *",
-			time.Date(2024, 10, 25, 0, 0, 0, 0, time.UTC), time.Date(2024, 10, 30, 0, 0, 0, 0, time.UTC),
-			"negative DST: 2024-10-27 02:00 IST -> 01:00 GMT (GMT is the 'summer' time in tzdata); 01:30 fires once, at IST",
-			func(t *testing.T, got []dstsafe.Occurrence) {
-				for _, g := range got {
-					if _, off := g.At.Zone(); dayOfWall(g.Wall) == day(2024, 10, 27) && off != 3600 {
-						t.Errorf("Dublin 2024-10-27 01:30: got %v, want the +01:00 reading", g.At)
-					}
-				}
-			},
-		},
-		{
-			"Pacific/Apia", "0 12 * * *",
-			time.Date(2011, 12, 27, 0, 0, 0, 0, time.UTC), time.Date(2012, 1, 3, 0, 0, 0, 0, time.UTC),
-			"2011-12-29 24:00 -10 -> 2011-12-31 00:00 +14: December 30 never happened; robfig/cron loops here",
-			func(t *testing.T, got []dstsafe.Occurrence) {
-				for i, g := range got {
-					if g.At.Day() == 30 && g.At.Month() == 12 {
-						t.Errorf("Apia: fire %v reads 2011-12-30", g.At)
-					}
-					if i > 0 && dayOfWall(got[i-1].Wall) == day(2011, 12, 29) && dayOfWall(g.Wall) != day(2011, 12, 31) {
-						t.Errorf("Apia: after 12-29 the next fire is for %v, want 2011-12-31", g.Wall)
-					}
-				}
-			},
-		},
-		{
-			"Pacific/Apia", "*/30 * * * *",
-			time.Date(2011, 12, 30, 6, 0, 0, 0, time.UTC), time.Date(2011, 12, 30, 14, 0, 0, 0, time.UTC),
-			"periodic across the skipped day: real time runs on, no reading of 12-30",
-			nil,
-		},
-		{
-			"America/Havana", "0 0 * * *",
-			time.Date(2024, 3, 8, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 12, 0, 0, 0, 0, time.UTC),
-			"2024-03-10 00:00 CST -> 01:00 CDT: midnight never happens; the job runs at 01:00 CDT",
-			func(t *testing.T, got []dstsafe.Occurrence) {
-				for _, g := range got {
-					if dayOfWall(g.Wall) == day(2024, 3, 10) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1) {
-						t.Errorf("Havana 2024-03-10 00:00: got %v (%v), want 01:00 CDT (gap)", g.At, g.Kind)
-					}
-				}
-			},
-		},
-		{
-			"Asia/Beirut", "0 0 * * *",
-			time.Date(2024, 3, 29, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 2, 0, 0, 0, 0, time.UTC),
-			"2024-03-31 00:00 EET -> 01:00 EEST: no midnight",
-			func(t *testing.T, got []dstsafe.Occurrence) {
-				for _, g := range got {
-					if dayOfWall(g.Wall) == day(2024, 3, 31) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1) {
-						t.Errorf("Beirut 2024-03-31 00:00: got %v (%v), want 01:00 EEST", g.At, g.Kind)
-					}
-				}
-			},
-		},
-		{
-			"Africa/Cairo", "30 0 * * *",
-			time.Date(2024, 4, 24, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 28, 0, 0, 0, 0, time.UTC),
-			"2024-04-26 00:00 EET -> 01:00 EEST (the rule says 'last Thursday 24:00'): 00:30 fires at 01:30",
-			func(t *testing.T, got []dstsafe.Occurrence) {
-				for _, g := range got {
-					if dayOfWall(g.Wall) == day(2024, 4, 26) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1 || g.At.Minute() != 30) {
-						t.Errorf("Cairo 2024-04-26 00:30: got %v (%v), want 01:30 EEST", g.At, g.Kind)
-					}
-				}
-			},
-		},
-		{
-			"Africa/Cairo", "30 23 * * *",
-			time.Date(2024, 10, 29, 0, 0, 0, 0, time.UTC), time.Date(2024, 11, 3, 0, 0, 0, 0, time.UTC),
-			"2024-10-31 24:00 EEST -> 23:00 EET: 23:00-24:00 on Oct 31 twice",
-			nil,
-		},
-		{
-			"Europe/Volgograd", "30 1 * * *",
-			time.Date(2020, 12, 25, 0, 0, 0, 0, time.UTC), time.Date(2020, 12, 29, 0, 0, 0, 0, time.UTC),
-			"2020-12-27 02:00 +04 -> 01:00 +03: a permanent move back, not DST; 01:30 twice, fires once",
-			nil,
-		},
-		{
-			"Europe/Volgograd", "30 2 * * *",
-			time.Date(2018, 10, 26, 0, 0, 0, 0, time.UTC), time.Date(2018, 10, 30, 0, 0, 0, 0, time.UTC),
-			"2018-10-28 02:00 +03 -> 03:00 +04: a permanent move, not DST",
-			nil,
-		},
-		{
-			"America/Chicago", "30 2 * * *",
-			time.Date(2100, 3, 12, 0, 0, 0, 0, time.UTC), time.Date(2100, 3, 16, 0, 0, 0, 0, time.UTC),
-			"2100-03-14 (second Sunday of March, by the POSIX rule; 2100 is not a leap year): 02:30 fires at 03:30 CDT",
-			func(t *testing.T, got []dstsafe.Occurrence) {
-				for _, g := range got {
-					if dayOfWall(g.Wall) == day(2100, 3, 14) && (g.Kind != dstsafe.Gap || g.At.Hour() != 3 || g.At.Minute() != 30) {
-						t.Errorf("Chicago 2100-03-14 02:30: got %v (%v), want 03:30 CDT", g.At, g.Kind)
-					}
-				}
-			},
-		},
-		{
-			"America/Chicago", "30 1 * * *",
-			time.Date(2100, 11, 5, 0, 0, 0, 0, time.UTC), time.Date(2100, 11, 9, 0, 0, 0, 0, time.UTC),
-			"2100-11-07 (first Sunday of November): 01:30 fires once, at CDT",
-			func(t *testing.T, got []dstsafe.Occurrence) {
-				for _, g := range got {
-					if name, _ := g.At.Zone(); dayOfWall(g.Wall) == day(2100, 11, 7) && (g.Kind != dstsafe.Fold || name != "CDT") {
-						t.Errorf("Chicago 2100-11-07 01:30: got %v (%v), want the CDT reading", g.At, g.Kind)
-					}
-				}
-			},
-		},
-		{
-			"America/Chicago", "*/15 * * * *",
-			time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC), time.Date(2024, 11, 3, 9, 0, 0, 0, time.UTC),
-			"the billing incident: 01:00-02:00 happens twice on 2024-11-03; a periodic job runs in both",
-			nil,
-		},
-	} {
+	for _, tc := range famousCronCases {
 		t.Run(tc.zone+" "+tc.spec+" "+tc.from.Format("2006-01-02"), func(t *testing.T) {
 			z := zoneNamed(t, tc.zone)
 			o := &zoneOracle{zone: z}

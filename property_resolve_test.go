@@ -338,13 +338,15 @@ func TestLookupRandomWalls(t *testing.T) {
 	}
 }
 
-// TestLookupInvalidWalls: invalid walls are errors wrapping ErrInvalidWall,
-// never normalised, and Lookup reports Kind 0 for them.
-func TestLookupInvalidWalls(t *testing.T) {
-	chicago := zoneNamed(t, "America/Chicago").Loc
+// invalidWallCases are walls that are not calendar readings. They also
+// seed FuzzResolve.
+var invalidWallCases = func() []struct {
+	name string
+	w    dstsafe.Wall
+} {
 	ok := dstsafe.Wall{Year: 2024, Month: time.March, Day: 10, Hour: 2, Minute: 30}
 	with := func(edit func(*dstsafe.Wall)) dstsafe.Wall { w := ok; edit(&w); return w }
-	for _, tc := range []struct {
+	return []struct {
 		name string
 		w    dstsafe.Wall
 	}{
@@ -362,7 +364,14 @@ func TestLookupInvalidWalls(t *testing.T) {
 		{"negative nanoseconds", with(func(w *dstsafe.Wall) { w.Nanosecond = -1 })},
 		{"nanosecond 1e9", with(func(w *dstsafe.Wall) { w.Nanosecond = 1e9 })},
 		{"zero Wall (month 0, day 0)", dstsafe.Wall{}},
-	} {
+	}
+}()
+
+// TestLookupInvalidWalls: invalid walls are errors wrapping ErrInvalidWall,
+// never normalised, and Lookup reports Kind 0 for them.
+func TestLookupInvalidWalls(t *testing.T) {
+	chicago := zoneNamed(t, "America/Chicago").Loc
+	for _, tc := range invalidWallCases {
 		t.Run(tc.name, func(t *testing.T) {
 			if r := dstsafe.Lookup(tc.w, chicago); r.Kind != 0 {
 				t.Errorf("Lookup(%+v) Kind = %v, want 0", tc.w, r.Kind)
