@@ -31,10 +31,15 @@ type fire struct {
 // once: as the reading that really happens there if there is one, else as
 // the first skipped reading.
 func expectFires(o *zoneOracle, walls []int64, fold dstsafe.FoldPolicy, gap dstsafe.GapPolicy, from, to int64) []fire {
-	changes, offsets := o.near(from, to)
+	// Readings of walls outside [from-maxOff, to+maxOff] cannot fall in
+	// (from, to]; the offsets are known a further maxOff out.
+	changes, offsets := o.near(from-maxOff, to+maxOff)
 	buf := make([]int64, 0, 4)
 	cands := make([]fire, 0, len(walls)+2)
 	for _, w := range walls {
+		if w < from-maxOff || w > to+maxOff {
+			continue
+		}
 		ts := readings(buf, w, offsets, o.offsetAt)
 		buf = ts
 		switch len(ts) {
@@ -53,6 +58,9 @@ func expectFires(o *zoneOracle, walls []int64, fold dstsafe.FoldPolicy, gap dsts
 				if x.isGap() && x.At+int64(x.Before) <= w && w < x.At+int64(x.After) {
 					c = x
 				}
+			}
+			if c.At == 0 {
+				panic(fmt.Sprintf("%s: wall %v is read by no instant, yet no gap covers it", o.zone.Name, wallOfNaive(w, 0)))
 			}
 			switch gap {
 			case dstsafe.GapShift:
@@ -657,5 +665,116 @@ func TestNextNever(t *testing.T) {
 				t.Errorf("%q.NextOccurrence(%v) found one, want none", spec, at)
 			}
 		}
+	}
+}
+
+// yearlyWalls returns the naive walls at month/day tod in every year
+// around (from, to].
+func yearlyWalls(m time.Month, d int, tod, from, to int64) []int64 {
+	y0, _, _, _, _, _ := wallFields(from - maxOff)
+	y1, _, _, _, _, _ := wallFields(to + maxOff)
+	var ws []int64
+	for y := y0; y <= y1; y++ {
+		if d <= daysInMonth(y, m) {
+			ws = append(ws, naiveOf(y, m, d, 0, 0, 0)+tod)
+		}
+	}
+	return ws
+}
+
+func daysInMonth(y int, m time.Month) int {
+	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// checkSparse runs a once-a-year spec "M H D Mo *" naming a wall inside or
+// next to change ch from far before the change (two years and more, so that
+// Next walks many offset periods, and any window the implementation scans
+// in, before it finds the fire), under every fold and gap policy.
+func checkSparse(f *failBudget, o *zoneOracle, ch offChange, lead int64) {
+	f.tb.Helper()
+	from, to := ch.At-lead, ch.At+2*86400
+	for _, s := range specTimes(ch) {
+		_, m, d, _, _, _ := wallFields(s)
+		tod := s - floorDiv(s, 86400)*86400
+		spec := fmt.Sprintf("%d %d %d %d *", tod/60%60, tod/3600, d, m)
+		for _, p := range []struct {
+			fold dstsafe.FoldPolicy
+			gap  dstsafe.GapPolicy
+		}{
+			{dstsafe.FoldFirst, dstsafe.GapShift}, {dstsafe.FoldLast, dstsafe.GapAtTransition},
+			{dstsafe.FoldBoth, dstsafe.GapSkip},
+		} {
+			c, err := dstsafe.ParseCron(spec, dstsafe.WithLocation(o.zone.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap))
+			if err != nil {
+				f.errorf("ParseCron(%q): %v", spec, err)
+				return
+			}
+			want := expectFires(o, yearlyWalls(m, d, tod, from, to), p.fold, p.gap, from, to)
+			compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
+		}
+	}
+}
+
+// TestCronSparseSpecs: once-a-year specs naming a wall in (or next to)
+// each gap and fold, iterated from 800 days before the change.
+func TestCronSparseSpecs(t *testing.T) {
+	t.Parallel()
+	for _, z := range testZones(t) {
+		t.Run(z.Name, func(t *testing.T) {
+			t.Parallel()
+			o := oracleFor(z)
+			f := &failBudget{tb: t}
+			for i, ch := range o.tested {
+				if i%3 != 0 {
+					continue
+				}
+				lead := int64(800 * 86400)
+				if _, _, ok := o.span(ch.At-lead-2*maxOff, ch.At); !ok {
+					// Before the scanned span: scan this stretch too.
+					checkSparse(f, spanOracle(z, ch.At-lead-5*86400, ch.At+5*86400), ch, lead)
+					continue
+				}
+				checkSparse(f, o, ch, lead)
+			}
+		})
+	}
+}
+
+// farYears are windows past the years most tables cover: the turn of 2400
+// (a leap year ruled by POSIX strings only) and the year 4000.
+var farYears = [][2]int{{2399, 2402}, {3999, 4001}}
+
+// TestCronFarFuture runs the daily, periodic and sparse checks around every
+// offset change in farYears of the policy zones, with the oracle scanning
+// the time package's POSIX-rule offsets itself.
+func TestCronFarFuture(t *testing.T) {
+	t.Parallel()
+	for _, name := range append(policyZones, "Australia/Sydney", "America/Santiago", "Pacific/Auckland", "America/New_York") {
+		z := zoneNamed(t, name)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := &failBudget{tb: t}
+			for _, yy := range farYears {
+				// 500 days back for the sparse specs, two days on.
+				o := spanOracle(z, unixOf(yy[0], 1, 1)-510*86400, unixOf(yy[1], 1, 1)+5*86400)
+				changes := scanChanges(z.Loc, unixOf(yy[0], 1, 1), unixOf(yy[1], 1, 1), 86400)
+				if name == "America/Chicago" && len(changes) != 2*(yy[1]-yy[0]) {
+					t.Errorf("the oracle finds %d Chicago changes in %d-%d, want two a year", len(changes), yy[0], yy[1]-1)
+				}
+				for _, ch := range changes {
+					from, to := ch.At-2*86400, ch.At+2*86400
+					for _, tod := range specTimes(ch) {
+						c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
+						want := expectFires(o, dailyWalls(tod, from, to), dstsafe.FoldFirst, dstsafe.GapShift, from, to)
+						compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
+					}
+					pf, pt := ch.At-6*3600, ch.At+6*3600
+					c := mustParse(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc))
+					want := expectFires(o, periodicWalls(15, pf, pt), dstsafe.FoldBoth, dstsafe.GapSkip, pf, pt)
+					compareFires(f, c, runCron(f, c, pf, pt, len(want)+3), want)
+					checkSparse(f, o, ch, 500*86400)
+				}
+			}
+		})
 	}
 }

@@ -203,17 +203,30 @@ var (
 	scanMargin = int64(40 * 86400)
 )
 
-// zoneOracle is what the time package says about one zone's offsets
-// around the tested windows.
+// zoneOracle is what the time package says about one zone's offsets in
+// some spans of instants, scanned a day at a time.
 type zoneOracle struct {
-	zone tzZone
-	// spans[i] lists the changes in testedWindows[i] widened by scanMargin,
-	// with the offset in force at the span's start.
-	spans [][]offChange
-	start []int
-	// tested are the changes inside the tested windows.
+	zone  tzZone
+	spans []oracleSpan
+	// tested are the changes inside the tested windows (oracleFor only).
 	tested []offChange
 	once   sync.Once
+}
+
+// oracleSpan lists the offset changes in [lo, hi] and the offset at lo.
+type oracleSpan struct {
+	lo, hi int64
+	first  int
+	ch     []offChange
+}
+
+func scanSpan(loc *time.Location, lo, hi int64) oracleSpan {
+	return oracleSpan{lo: lo, hi: hi, first: offsetOf(loc, lo), ch: scanChanges(loc, lo, hi, 86400)}
+}
+
+// spanOracle scans z over [lo, hi] a day at a time.
+func spanOracle(z tzZone, lo, hi int64) *zoneOracle {
+	return &zoneOracle{zone: z, spans: []oracleSpan{scanSpan(z.Loc, lo, hi)}}
 }
 
 var (
@@ -221,7 +234,8 @@ var (
 	oracles  = map[string]*zoneOracle{}
 )
 
-// oracleFor scans z once per test binary, a day at a time.
+// oracleFor scans z once per test binary over the tested windows (widened
+// by scanMargin), a day at a time.
 func oracleFor(z tzZone) *zoneOracle {
 	oracleMu.Lock()
 	o, ok := oracles[z.Name]
@@ -232,11 +246,9 @@ func oracleFor(z tzZone) *zoneOracle {
 	oracleMu.Unlock()
 	o.once.Do(func() {
 		for _, w := range testedWindows {
-			from, to := w[0]-scanMargin, w[1]+scanMargin
-			ch := scanChanges(z.Loc, from, to, 86400)
-			o.spans = append(o.spans, ch)
-			o.start = append(o.start, offsetOf(z.Loc, from))
-			for _, c := range ch {
+			sp := scanSpan(z.Loc, w[0]-scanMargin, w[1]+scanMargin)
+			o.spans = append(o.spans, sp)
+			for _, c := range sp.ch {
 				if c.At >= w[0] && c.At < w[1] {
 					o.tested = append(o.tested, c)
 				}
@@ -248,12 +260,9 @@ func oracleFor(z tzZone) *zoneOracle {
 
 // span returns the scanned changes covering instants [lo, hi], or false.
 func (o *zoneOracle) span(lo, hi int64) ([]offChange, int, bool) {
-	for i, w := range testedWindows {
-		if i >= len(o.spans) {
-			break
-		}
-		if lo >= w[0]-scanMargin && hi <= w[1]+scanMargin {
-			return o.spans[i], o.start[i], true
+	for _, sp := range o.spans {
+		if lo >= sp.lo && hi <= sp.hi {
+			return sp.ch, sp.first, true
 		}
 	}
 	return nil, 0, false
