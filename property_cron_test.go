@@ -141,8 +141,13 @@ func compareFires(f *failBudget, c *dstsafe.Cron, got []dstsafe.Occurrence, want
 	f.tb.Helper()
 	loc := c.Location()
 	show := func() string {
+		// From a few fires before the first difference to a few after.
+		first := 0
+		for first < min(len(got), len(want)) && got[first].At.Unix() == want[first].At && got[first].Wall == wallOfNaive(want[first].Wall, 0) {
+			first++
+		}
 		var b strings.Builder
-		for i := range max(len(got), len(want)) {
+		for i := max(0, first-2); i < min(max(len(got), len(want)), first+4); i++ {
 			b.WriteString("\n\t")
 			if i < len(got) {
 				fmt.Fprintf(&b, "got  %s wall %v %v   ", fmtUnix(loc, got[i].At.Unix()), got[i].Wall, got[i].Kind)
@@ -776,5 +781,221 @@ func TestCronFarFuture(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// refCron is an independent reading of the cron syntax DESIGN.md and
+// ParseCron's doc describe (five fields, names, ranges, steps, lists, Vixie's
+// day rule, Quartz L, LW, nW, nL, n#k, weekday 7 = Sunday), used to list the
+// wall readings a spec names, minute by minute. Only what the tests
+// generate is supported; it panics on anything else.
+type refCron struct {
+	minute, hour, month [60]bool
+	dom                 [32]bool
+	domL, domLW         bool
+	domNear             [32]bool
+	dow                 [7]bool
+	dowLast             [7]bool
+	dowNth              [7][6]bool
+	domStar, dowStar    bool
+	fixed               bool
+}
+
+var refNames = map[string]int{
+	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+	"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6,
+}
+
+func refValue(s string) int {
+	if v, ok := refNames[strings.ToLower(s)]; ok {
+		return v
+	}
+	var v int
+	if _, err := fmt.Sscan(s, &v); err != nil {
+		panic("refCron: bad value " + s)
+	}
+	return v
+}
+
+// refField sets set[v] for every v the plain items of field name, over
+// [lo, hi]; it reports whether an item is an unstepped * or ?.
+func refField(field string, lo, hi int, set []bool, extra func(item string) bool) (star bool) {
+	for _, item := range strings.Split(field, ",") {
+		if extra != nil && extra(item) {
+			continue
+		}
+		rng, step, stepped := item, 1, false
+		if i := strings.IndexByte(item, '/'); i >= 0 {
+			rng, step, stepped = item[:i], refValue(item[i+1:]), true
+		}
+		a, b := lo, hi
+		switch {
+		case rng == "*" || rng == "?":
+			star = star || step == 1
+		case strings.Contains(rng, "-"):
+			i := strings.IndexByte(rng, '-')
+			a, b = refValue(rng[:i]), refValue(rng[i+1:])
+		default:
+			a = refValue(rng)
+			if !stepped { // "n/s" runs from n to the end of the field
+				b = a
+			}
+		}
+		for v := a; v <= b; v += step {
+			set[v%len(set)] = true // weekday 7 is Sunday
+		}
+	}
+	return star
+}
+
+func parseRef(spec string) *refCron {
+	f := strings.Fields(spec)
+	if len(f) != 5 {
+		panic("refCron: want five fields: " + spec)
+	}
+	r := &refCron{}
+	refField(f[0], 0, 59, r.minute[:], nil)
+	refField(f[1], 0, 23, r.hour[:24], nil)
+	refField(f[3], 1, 12, r.month[:13], nil)
+	r.domStar = refField(f[2], 1, 31, r.dom[:], func(item string) bool {
+		up := strings.ToUpper(item)
+		switch {
+		case up == "L":
+			r.domL = true
+		case up == "LW":
+			r.domLW = true
+		case strings.HasSuffix(up, "W"):
+			r.domNear[refValue(up[:len(up)-1])] = true
+		default:
+			return false
+		}
+		return true
+	})
+	r.dowStar = refField(f[4], 0, 6, r.dow[:], func(item string) bool {
+		up := strings.ToUpper(item)
+		switch {
+		case strings.Contains(up, "#"):
+			i := strings.IndexByte(up, '#')
+			r.dowNth[refValue(up[:i])%7][refValue(up[i+1:])] = true
+		case len(up) > 1 && strings.HasSuffix(up, "L"):
+			r.dowLast[refValue(up[:len(up)-1])%7] = true
+		default:
+			return false
+		}
+		return true
+	})
+	lead := func(s string) bool { return s[0] == '*' || s[0] == '?' }
+	r.fixed = !lead(f[0]) && !lead(f[1])
+	return r
+}
+
+// matchesDay applies the day rules to a civil date.
+func (r *refCron) matchesDay(y int, m time.Month, d int) bool {
+	if !r.month[m] {
+		return false
+	}
+	last := daysInMonth(y, m)
+	wd := func(d int) time.Weekday { return time.Date(y, m, d, 12, 0, 0, 0, time.UTC).Weekday() }
+	weekdayNear := func(n int) int { // Quartz nW: the Monday-Friday day nearest n, in the month
+		switch wd(n) {
+		case time.Saturday:
+			if n == 1 {
+				return 3
+			}
+			return n - 1
+		case time.Sunday:
+			if n == last {
+				return n - 2
+			}
+			return n + 1
+		}
+		return n
+	}
+	domMatch := r.dom[d] || (r.domL && d == last)
+	if r.domLW { // LW: the last Monday-Friday of the month
+		lw := last
+		for wd(lw) == time.Saturday || wd(lw) == time.Sunday {
+			lw--
+		}
+		domMatch = domMatch || d == lw
+	}
+	for n := 1; n <= 31; n++ {
+		if r.domNear[n] && n <= last && weekdayNear(n) == d {
+			domMatch = true
+		}
+	}
+	w := wd(d)
+	dowMatch := r.dow[w] || (r.dowLast[w] && d+7 > last) || r.dowNth[w][(d-1)/7+1]
+	switch {
+	case r.domStar && r.dowStar:
+		return true
+	case r.domStar:
+		return dowMatch
+	case r.dowStar:
+		return domMatch
+	}
+	return domMatch || dowMatch
+}
+
+// walls lists the naive minutes in [lo, hi] the spec names.
+func (r *refCron) walls(lo, hi int64) []int64 {
+	var ws []int64
+	for day := floorDiv(lo, 86400); day*86400 <= hi; day++ {
+		y, m, d, _, _, _ := wallFields(day * 86400)
+		if !r.matchesDay(y, m, d) {
+			continue
+		}
+		for h := range 24 {
+			if !r.hour[h] {
+				continue
+			}
+			for mi := range 60 {
+				if w := day*86400 + int64(h*3600+mi*60); r.minute[mi] && w >= lo && w <= hi {
+					ws = append(ws, w)
+				}
+			}
+		}
+	}
+	return ws
+}
+
+// TestCronRandomSpecsAroundTransitions: random specs, with the Quartz
+// extensions, in random zones around random offset changes, against the
+// reference matcher and the brute-force resolution of every wall it names,
+// under the policies ParseCron picks by default.
+func TestCronRandomSpecsAroundTransitions(t *testing.T) {
+	t.Parallel()
+	zs := testZones(t)
+	rng := rand.New(rand.NewPCG(99, 1))
+	n := 1500 / randomScale
+	f := &failBudget{tb: t}
+	for range n {
+		z := zs[rng.IntN(len(zs))]
+		o := oracleFor(z)
+		if len(o.tested) == 0 {
+			continue
+		}
+		ch := o.tested[rng.IntN(len(o.tested))]
+		spec := randomSpec(rng, true)
+		if spec[0] == '@' {
+			continue
+		}
+		ref := parseRef(spec)
+		c, err := dstsafe.ParseCron(spec, dstsafe.WithLocation(z.Loc))
+		if err != nil {
+			f.errorf("ParseCron(%q): %v", spec, err)
+			continue
+		}
+		if c.Fixed() != ref.fixed {
+			f.errorf("%q: Fixed() = %v, want %v (no minute or hour field starts with * or ?)", spec, c.Fixed(), ref.fixed)
+		}
+		from, to := ch.At-36*3600, ch.At+36*3600
+		walls := ref.walls(from-maxOff, to+maxOff)
+		want := expectFires(o, walls, c.FoldPolicy(), c.GapPolicy(), from, to)
+		got := runCron(f, c, from, to, len(want)+3)
+		if len(got) != len(want) {
+			t.Logf("zone %s, change at %s", z.Name, fmtUnix(z.Loc, ch.At))
+		}
+		compareFires(f, c, got, want)
 	}
 }

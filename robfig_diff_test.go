@@ -86,11 +86,27 @@ func randomSpec(rng *rand.Rand, extended bool) string {
 	dom := randomField(rng, 1, 31, nil)
 	dow := randomField(rng, 0, 6, dayAbbr)
 	if extended {
-		switch rng.IntN(8) {
+		quartzDom := func() string {
+			return []string{"L", "LW", fmt.Sprintf("%dW", 1+rng.IntN(31)), fmt.Sprint(1 + rng.IntN(31))}[rng.IntN(4)]
+		}
+		quartzDow := func() string {
+			n := randomValue(rng, rng.IntN(7), dayAbbr)
+			if rng.IntN(8) == 0 {
+				n = "7" // Sunday
+			}
+			return []string{n + "L", fmt.Sprintf("%s#%d", n, 1+rng.IntN(5)), n}[rng.IntN(3)]
+		}
+		switch rng.IntN(6) {
 		case 0:
-			dom = []string{"L", "LW", "15W", "1W", "31W", "L,15"}[rng.IntN(6)]
+			dom = quartzDom()
 		case 1:
-			dow = []string{"7", "5L", "FRIL", "MON#2", "0#5", "1-7", "SUN#1,SAT#5"}[rng.IntN(7)]
+			dom = quartzDom() + "," + quartzDom()
+		case 2:
+			dow = quartzDow()
+		case 3:
+			dow = quartzDow() + "," + quartzDow()
+		case 4:
+			dom, dow = "?", quartzDow()
 		}
 	}
 	return strings.Join([]string{
