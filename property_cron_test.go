@@ -172,8 +172,11 @@ func compareFires(f *failBudget, c *dstsafe.Cron, got []dstsafe.Occurrence, want
 		if w.Second && c.FoldPolicy() == dstsafe.FoldBoth {
 			wantKey += ";fold=1"
 		}
-		if c.PeriodKey() == dstsafe.ByWall && g.Period != wantKey {
-			f.errorf("%s: fire at %v has Period %q, want %q", c, g.At, g.Period, wantKey)
+		if c.PeriodKey() == dstsafe.ByDate {
+			wantKey = g.Wall.DateString()
+		}
+		if g.Period != wantKey {
+			f.errorf("%s (key %v): fire at %v has Period %q, want %q", c, c.PeriodKey(), g.At, g.Period, wantKey)
 		}
 		if g.Kind == dstsafe.Gap && g.At.Unix() < w.Gap.At {
 			f.errorf("%s: gap reading %v fires at %v, before the gap", c, g.Wall, g.At)
@@ -375,8 +378,12 @@ func TestCronPoliciesAroundTransitions(t *testing.T) {
 				}
 				from, to := ch.At-2*86400, ch.At+2*86400
 				for _, tod := range specTimes(ch) {
-					for _, p := range daily {
-						c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap))
+					for k, p := range daily {
+						key := dstsafe.ByWall
+						if k%2 == 0 {
+							key = dstsafe.ByDate
+						}
+						c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(key))
 						want := expectFires(o, dailyWalls(tod, from, to), p.fold, p.gap, from, to)
 						compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 					}
@@ -647,6 +654,14 @@ func TestNextTerminatesRandom(t *testing.T) {
 			if !next.After(at) {
 				t.Errorf("case %d: %s in %s: Next(%v) = %v, not strictly after", i, spec, z.Name, at, next)
 				break
+			}
+			// Nothing fires in (at, next): from any instant in between,
+			// and from a nanosecond before, the answer is next again.
+			mid := at.Add(time.Duration(rng.Int64N(int64(next.Sub(at)))))
+			for _, u := range []time.Time{mid, next.Add(-time.Nanosecond)} {
+				if got := c.Next(u); !got.Equal(next) {
+					t.Errorf("case %d: %s in %s: Next(%v) = %v, but Next(%v) = %v", i, spec, z.Name, at, next, u, got)
+				}
 			}
 			at = next
 		}
@@ -997,5 +1012,40 @@ func TestCronRandomSpecsAroundTransitions(t *testing.T) {
 			t.Logf("zone %s, change at %s", z.Name, fmtUnix(z.Loc, ch.At))
 		}
 		compareFires(f, c, got, want)
+	}
+}
+
+// TestCronEveryAcrossTransitions: "@every d" fires at origin + k*d in real
+// time whatever the offsets do; in a fold its occurrences say Fold and the
+// second reading gets its own period key.
+func TestCronEveryAcrossTransitions(t *testing.T) {
+	t.Parallel()
+	for _, name := range policyZones {
+		z := zoneNamed(t, name)
+		o := oracleFor(z)
+		f := &failBudget{tb: t}
+		origin := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+		for _, d := range []int64{900, 5400, 86400 + 7} {
+			c := mustParse(t, fmt.Sprintf("@every %ds", d), dstsafe.WithLocation(z.Loc), dstsafe.WithEveryOrigin(origin))
+			for i, ch := range o.tested {
+				if i%5 != 0 {
+					continue
+				}
+				from, to := ch.At-86400, ch.At+86400
+				_, offsets := o.near(from, to)
+				var want []fire
+				k := floorDiv(from-origin.Unix(), d) + 1
+				for at := origin.Unix() + k*d; at <= to; at += d {
+					w := at + int64(o.offsetAt(at))
+					ts := readings(nil, w, offsets, o.offsetAt)
+					kind := dstsafe.Unique
+					if len(ts) == 2 {
+						kind = dstsafe.Fold
+					}
+					want = append(want, fire{At: at, Wall: w, Kind: kind, Second: len(ts) == 2 && ts[1] == at})
+				}
+				compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
+			}
+		}
 	}
 }

@@ -418,3 +418,47 @@ func TestNilLocationPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupFarFuture checks walls around every offset change in farYears
+// (2399-2401, 3999-4000: past the package's cached tables, POSIX rules
+// only) and Transitions over spans that cross the year 2400, for the
+// policy zones.
+func TestLookupFarFuture(t *testing.T) {
+	t.Parallel()
+	for _, name := range append(policyZones, "Australia/Sydney", "America/Santiago", "Pacific/Auckland", "America/New_York") {
+		z := zoneNamed(t, name)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := &failBudget{tb: t}
+			for _, yy := range append(farYears, [2]int{2390, 2410}) {
+				lo, hi := unixOf(yy[0], 1, 1), unixOf(yy[1], 1, 1)
+				o := spanOracle(z, lo-5*86400, hi+5*86400)
+				want := scanChanges(z.Loc, lo, hi, 86400)
+				got := dstsafe.Transitions(z.Loc, time.Unix(lo, 0), time.Unix(hi, 0))
+				if len(got) != len(want) {
+					f.errorf("Transitions %d-%d: %d changes, the day-step scan finds %d", yy[0], yy[1], len(got), len(want))
+				}
+				for i := range min(len(got), len(want)) {
+					g, w := got[i], want[i]
+					if g.At.Unix() != w.At || g.OffsetBefore != w.Before || g.OffsetAfter != w.After {
+						f.errorf("Transitions %d-%d: change %d at %s %d -> %d, want %s %d -> %d", yy[0], yy[1], i,
+							fmtUnix(z.Loc, g.At.Unix()), g.OffsetBefore, g.OffsetAfter, fmtUnix(z.Loc, w.At), w.Before, w.After)
+					}
+				}
+				if yy[1]-yy[0] > 10 {
+					continue // the span across 2400 only checks Transitions
+				}
+				for _, c := range want {
+					b, a := c.At+int64(c.Before), c.At+int64(c.After)
+					for s := min(a, b) - 2*3600; s <= max(a, b)+2*3600; s += 600 {
+						checkWall(f, o, s, 0)
+					}
+					for _, e := range []int64{b, a} {
+						checkWall(f, o, e-1, 999_999_999)
+						checkWall(f, o, e, 0)
+					}
+				}
+			}
+		})
+	}
+}
