@@ -805,15 +805,16 @@ func TestCronFarFuture(t *testing.T) {
 // wall readings a spec names, minute by minute. Only what the tests
 // generate is supported; it panics on anything else.
 type refCron struct {
-	minute, hour, month [60]bool
-	dom                 [32]bool
-	domL, domLW         bool
-	domNear             [32]bool
-	dow                 [7]bool
-	dowLast             [7]bool
-	dowNth              [7][6]bool
-	domStar, dowStar    bool
-	fixed               bool
+	second, minute   [60]bool
+	hour, month      [60]bool
+	dom              [32]bool
+	domL, domLW      bool
+	domNear          [32]bool
+	dow              [7]bool
+	dowLast          [7]bool
+	dowNth           [7][6]bool
+	domStar, dowStar bool
+	fixed            bool
 }
 
 var refNames = map[string]int{
@@ -865,10 +866,16 @@ func refField(field string, lo, hi int, set []bool, extra func(item string) bool
 
 func parseRef(spec string) *refCron {
 	f := strings.Fields(spec)
-	if len(f) != 5 {
-		panic("refCron: want five fields: " + spec)
-	}
 	r := &refCron{}
+	switch len(f) {
+	case 5:
+		r.second[0] = true
+	case 6: // WithSeconds
+		refField(f[0], 0, 59, r.second[:], nil)
+		f = f[1:]
+	default:
+		panic("refCron: want five or six fields: " + spec)
+	}
 	refField(f[0], 0, 59, r.minute[:], nil)
 	refField(f[1], 0, 23, r.hour[:24], nil)
 	refField(f[3], 1, 12, r.month[:13], nil)
@@ -900,7 +907,7 @@ func parseRef(spec string) *refCron {
 		return true
 	})
 	lead := func(s string) bool { return s[0] == '*' || s[0] == '?' }
-	r.fixed = !lead(f[0]) && !lead(f[1])
+	r.fixed = !lead(f[0]) && !lead(f[1]) && (len(strings.Fields(spec)) == 5 || !lead(strings.Fields(spec)[0]))
 	return r
 }
 
@@ -965,8 +972,13 @@ func (r *refCron) walls(lo, hi int64) []int64 {
 				continue
 			}
 			for mi := range 60 {
-				if w := day*86400 + int64(h*3600+mi*60); r.minute[mi] && w >= lo && w <= hi {
-					ws = append(ws, w)
+				if !r.minute[mi] {
+					continue
+				}
+				for sec := range 60 {
+					if w := day*86400 + int64(h*3600+mi*60+sec); r.second[sec] && w >= lo && w <= hi {
+						ws = append(ws, w)
+					}
 				}
 			}
 		}
@@ -1047,5 +1059,59 @@ func TestCronEveryAcrossTransitions(t *testing.T) {
 				compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 			}
 		}
+	}
+}
+
+// TestCronRandomSpecsInTransitionHours: random specs whose hour field is
+// forced to the hours a gap or fold touches, under random fold and gap
+// policies, in the policy zones (30-minute and 2-hour gaps, 24-hour skips,
+// non-whole-minute offsets), against the reference matcher.
+func TestCronRandomSpecsInTransitionHours(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 8))
+	n := 2000 / randomScale
+	f := &failBudget{tb: t}
+	folds := []dstsafe.FoldPolicy{dstsafe.FoldAuto, dstsafe.FoldFirst, dstsafe.FoldLast, dstsafe.FoldBoth}
+	gaps := []dstsafe.GapPolicy{dstsafe.GapAuto, dstsafe.GapShift, dstsafe.GapAtTransition, dstsafe.GapSkip}
+	for range n {
+		z := zoneNamed(t, policyZones[rng.IntN(len(policyZones))])
+		o := oracleFor(z)
+		ch := o.tested[rng.IntN(len(o.tested))]
+		lo := ch.At + int64(min(ch.Before, ch.After)) - 3600
+		hi := ch.At + int64(max(ch.Before, ch.After)) + 3600
+		var hours []string
+		for s := lo; s <= hi; s += 3600 {
+			_, _, _, hh, _, _ := wallFields(s)
+			hours = append(hours, fmt.Sprint(hh))
+		}
+		fields := strings.Fields(randomSpec(rng, false))
+		fields[1] = strings.Join(hours[:1+rng.IntN(len(hours))], ",")
+		if rng.IntN(4) == 0 {
+			fields[2], fields[3], fields[4] = "*", "*", "*"
+		}
+		opts := []dstsafe.CronOption{dstsafe.WithLocation(z.Loc)}
+		if rng.IntN(3) == 0 { // a sparse seconds field
+			secs := []string{"0", "30", "59", "0,30", "*/20", "10-12", "?/30", "5/25"}[rng.IntN(8)]
+			fields = append([]string{secs}, fields...)
+			opts = append(opts, dstsafe.WithSeconds())
+		}
+		spec := strings.Join(fields, " ")
+		ref := parseRef(spec)
+		fold, gap := folds[rng.IntN(len(folds))], gaps[rng.IntN(len(gaps))]
+		c, err := dstsafe.ParseCron(spec, append(opts, dstsafe.WithFold(fold), dstsafe.WithGap(gap))...)
+		if err != nil {
+			f.errorf("ParseCron(%q): %v", spec, err)
+			continue
+		}
+		if c.Fixed() != ref.fixed {
+			f.errorf("%q: Fixed() = %v, want %v", spec, c.Fixed(), ref.fixed)
+		}
+		from, to := ch.At-30*3600, ch.At+30*3600
+		want := expectFires(o, ref.walls(from-maxOff, to+maxOff), c.FoldPolicy(), c.GapPolicy(), from, to)
+		got := runCron(f, c, from, to, len(want)+3)
+		if len(got) != len(want) {
+			t.Logf("zone %s, change at %s", z.Name, fmtUnix(z.Loc, ch.At))
+		}
+		compareFires(f, c, got, want)
 	}
 }
