@@ -22,6 +22,10 @@ import (
 type tzZone struct {
 	Name string
 	Loc  *time.Location
+	// SameAs names the first zone (by name) whose file has the same bytes,
+	// for links such as US/Central -> America/Chicago; empty if none.
+	SameAs string
+	data   string
 }
 
 // famousZones are always tested, also when -race subsamples: each has a
@@ -102,10 +106,19 @@ func allZones(tb testing.TB) []tzZone {
 			if err != nil {
 				return err
 			}
-			zonesAll = append(zonesAll, tzZone{Name: name, Loc: loc})
+			zonesAll = append(zonesAll, tzZone{Name: name, Loc: loc, data: string(data)})
 			return nil
 		})
 		sort.Slice(zonesAll, func(i, j int) bool { return zonesAll[i].Name < zonesAll[j].Name })
+		first := map[string]string{}
+		for i, z := range zonesAll {
+			if n, ok := first[z.data]; ok {
+				zonesAll[i].SameAs = n
+			} else {
+				first[z.data] = z.Name
+			}
+			zonesAll[i].data = ""
+		}
 	})
 	if zonesErr != nil {
 		tb.Fatalf("reading tz database at %s: %v", root, zonesErr)
@@ -127,6 +140,20 @@ func testZones(tb testing.TB) []tzZone {
 	var out []tzZone
 	for i, z := range all {
 		if i%raceZoneStride == 0 || slices.Contains(famousZones, z.Name) {
+			out = append(out, z)
+		}
+	}
+	return out
+}
+
+// distinctZones is testZones without the zones whose file is a copy of an
+// earlier one: identical TZif bytes make identical Locations, so the
+// costliest tests walk each distinct zone once.
+func distinctZones(tb testing.TB) []tzZone {
+	tb.Helper()
+	var out []tzZone
+	for _, z := range testZones(tb) {
+		if z.SameAs == "" || slices.Contains(famousZones, z.Name) {
 			out = append(out, z)
 		}
 	}
