@@ -153,7 +153,7 @@ func TestRobfigDifferential(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2026, 3))
 	n := 4000 / randomScale
 	parser := cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-	mismatches := 0
+	mismatches, compared := 0, 0
 	for i := range n {
 		sz := steadyZones[i%len(steadyZones)]
 		fields := randomSpec(rng, false)
@@ -186,11 +186,17 @@ func TestRobfigDifferential(t *testing.T) {
 				break
 			}
 			a, b = got, want
+			compared++
 		}
 		if mismatches >= 10 {
 			t.Fatalf("stopping after %d mismatches", mismatches)
 		}
 	}
+	// Most random specs fire often: the comparison must not be vacuous.
+	if compared < n*10 {
+		t.Errorf("only %d fires compared for %d specs", compared, n)
+	}
+	t.Logf("%d specs, %d fires compared", n, compared)
 }
 
 // TestRobfigDifferentialDescriptors: the descriptors robfig's
