@@ -1116,3 +1116,45 @@ func TestCronRandomSpecsInTransitionHours(t *testing.T) {
 		compareFires(f, c, got, want)
 	}
 }
+
+// TestCronSlimTZData: the daily fixed-time property on the slim database Go
+// embeds (time/tzdata), for the changes from 2020 on, where the POSIX
+// strings rule and Time.ZoneBounds misreports (golang/go#81583); plus
+// midnight and hourly specs across 31 December of leap years, where it
+// does.
+func TestCronSlimTZData(t *testing.T) {
+	t.Parallel()
+	for i, z := range goTZDataZones(t) {
+		if i%(3*raceZoneStride) != 0 && !slices.Contains(famousZones, z.Name) {
+			continue
+		}
+		t.Run(z.Name, func(t *testing.T) {
+			t.Parallel()
+			o := oracleFor(z)
+			f := &failBudget{tb: t}
+			for _, ch := range o.tested {
+				if ch.At < unixOf(2020, 1, 1) {
+					continue
+				}
+				from, to := ch.At-2*86400, ch.At+2*86400
+				for _, tod := range specTimes(ch) {
+					c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
+					want := expectFires(o, dailyWalls(tod, from, to), dstsafe.FoldFirst, dstsafe.GapShift, from, to)
+					compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
+				}
+			}
+			for _, y := range []int{2024, 2036, 2096} {
+				from, to := unixOf(y, 12, 28), unixOf(y+1, 1, 3)
+				for _, spec := range []string{"0 0 * * *", "0 * * * *"} {
+					c := mustParse(t, spec, dstsafe.WithLocation(z.Loc))
+					walls := dailyWalls(0, from, to)
+					if spec[2] == '*' {
+						walls = periodicWalls(60, from, to)
+					}
+					want := expectFires(o, walls, c.FoldPolicy(), c.GapPolicy(), from, to)
+					compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
+				}
+			}
+		})
+	}
+}

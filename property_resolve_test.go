@@ -462,3 +462,59 @@ func TestLookupFarFuture(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupSlimTZData runs the transition property on the slim database
+// Go embeds (time/tzdata): there every year after the zone's last rule
+// change comes from the POSIX string, and Time.ZoneBounds reports ends at
+// or before its argument late in leap years (golang/go#81583), which the
+// package must not trust. Walls around every change 1970-2037 and
+// 2090-2100, Transitions cross-checked, and Lookup on 31 December of the
+// leap years where ZoneBounds goes wrong.
+func TestLookupSlimTZData(t *testing.T) {
+	t.Parallel()
+	zs := goTZDataZones(t)
+	for i, z := range zs {
+		if raceEnabled && i%raceZoneStride != 0 && !slices.Contains(famousZones, z.Name) {
+			continue
+		}
+		t.Run(z.Name, func(t *testing.T) {
+			t.Parallel()
+			o := oracleFor(z)
+			f := &failBudget{tb: t}
+			for _, c := range o.tested {
+				b, a := c.At+int64(c.Before), c.At+int64(c.After)
+				for s := min(a, b) - 2*3600; s <= max(a, b)+2*3600; s += 1800 {
+					checkWall(f, o, s, 0)
+				}
+				for _, e := range []int64{b, a} {
+					checkWall(f, o, e-1, 999_999_999)
+					checkWall(f, o, e, 0)
+				}
+			}
+			var got []dstsafe.Transition
+			for _, w := range testedWindows {
+				got = append(got, dstsafe.Transitions(z.Loc, time.Unix(w[0], 0), time.Unix(w[1], 0))...)
+			}
+			if len(got) != len(o.tested) {
+				f.errorf("Transitions lists %d changes, the day-step scan finds %d", len(got), len(o.tested))
+			}
+			for i := range min(len(got), len(o.tested)) {
+				if g, w := got[i], o.tested[i]; g.At.Unix() != w.At || g.OffsetBefore != w.Before || g.OffsetAfter != w.After {
+					f.errorf("change %d: Transitions %s %d -> %d, scan %s %d -> %d", i,
+						fmtUnix(z.Loc, g.At.Unix()), g.OffsetBefore, g.OffsetAfter, fmtUnix(z.Loc, w.At), w.Before, w.After)
+					break
+				}
+			}
+			for _, y := range []int{2024, 2028, 2036, 2040, 2096} {
+				for h := 0; h < 48; h += 3 {
+					s := naiveOf(y, 12, 30, 0, 0, 0) + int64(h)*3600
+					if _, _, ok := o.span(s-2*maxOff, s+2*maxOff); ok {
+						checkWall(f, o, s, 0)
+					} else {
+						checkWall(f, &zoneOracle{zone: z}, s, 0)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,10 +1,13 @@
 package dstsafe_test
 
 import (
+	"archive/zip"
 	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -146,6 +149,52 @@ func testZones(tb testing.TB) []tzZone {
 	return out
 }
 
+var (
+	goZipOnce  sync.Once
+	goZipZones []tzZone
+	goZipErr   error
+)
+
+// goTZDataZones returns the zones of the tz database the Go toolchain
+// embeds with time/tzdata ($GOROOT/lib/time/zoneinfo.zip). Unlike most
+// system databases it is "slim": no transitions are listed past the last
+// rule change, every later year comes from the POSIX TZ string, and
+// Time.ZoneBounds misreports ends there (golang/go#81583, from 2024-12-31).
+func goTZDataZones(tb testing.TB) []tzZone {
+	tb.Helper()
+	goZipOnce.Do(func() {
+		zr, err := zip.OpenReader(filepath.Join(runtime.GOROOT(), "lib", "time", "zoneinfo.zip"))
+		if err != nil {
+			goZipErr = err
+			return
+		}
+		defer zr.Close()
+		for _, f := range zr.File {
+			r, err := f.Open()
+			if err != nil {
+				goZipErr = err
+				return
+			}
+			data, err := io.ReadAll(r)
+			r.Close()
+			if err != nil || !bytes.HasPrefix(data, []byte("TZif")) {
+				continue
+			}
+			loc, err := time.LoadLocationFromTZData(f.Name, data)
+			if err != nil {
+				goZipErr = err
+				return
+			}
+			goZipZones = append(goZipZones, tzZone{Name: f.Name, Loc: loc})
+		}
+		sort.Slice(goZipZones, func(i, j int) bool { return goZipZones[i].Name < goZipZones[j].Name })
+	})
+	if goZipErr != nil || len(goZipZones) < 300 {
+		tb.Fatalf("reading the Go toolchain's zoneinfo.zip: %v (%d zones)", goZipErr, len(goZipZones))
+	}
+	return goZipZones
+}
+
 // distinctZones is testZones without the zones whose file is a copy of an
 // earlier one: identical TZif bytes make identical Locations, so the
 // costliest tests walk each distinct zone once.
@@ -258,17 +307,17 @@ func spanOracle(z tzZone, lo, hi int64) *zoneOracle {
 
 var (
 	oracleMu sync.Mutex
-	oracles  = map[string]*zoneOracle{}
+	oracles  = map[*time.Location]*zoneOracle{}
 )
 
 // oracleFor scans z once per test binary over the tested windows (widened
 // by scanMargin), a day at a time.
 func oracleFor(z tzZone) *zoneOracle {
 	oracleMu.Lock()
-	o, ok := oracles[z.Name]
+	o, ok := oracles[z.Loc]
 	if !ok {
 		o = &zoneOracle{zone: z}
-		oracles[z.Name] = o
+		oracles[z.Loc] = o
 	}
 	oracleMu.Unlock()
 	o.once.Do(func() {
