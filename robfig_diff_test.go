@@ -220,3 +220,44 @@ func TestRobfigDifferentialDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCronAcceptsRobfigSyntax: issue 2 asks ParseCron to accept the
+// syntax robfig/cron v3's ParseStandard (and so Kubernetes CronJob, which
+// validates with it) accepts. Each spec here is accepted by robfig and must
+// parse and fire at the same instants. (@every below one second or with a
+// fractional second, which robfig rounds, is a documented refusal and is
+// not listed.)
+func TestParseCronAcceptsRobfigSyntax(t *testing.T) {
+	for _, spec := range []string{
+		"*/100 * * * *",   // a step past the field's range: only the first value (minute 0)
+		"5/100 * * * *",   // minute 5 only
+		"1-5/99 * * * *",  // minute 1 only
+		"0 0 */32 * *",    // day 1 only
+		"0 0 * */13 *",    // January only
+		"0 0 * * 0-6/10",  // Sunday only
+		"+5 * * * *",      // strconv.Atoi takes a plus sign
+		"0005 * * * *",    // and leading zeros
+		"*/60 * * * *",    // minute 0 (accepted today; kept as a guard)
+		"0 0 ? ? ?",       // ? anywhere
+		"0 0 * JAN-dec *", // names in any case in ranges
+	} {
+		t.Run(spec, func(t *testing.T) {
+			theirs, err := cron.ParseStandard(spec)
+			if err != nil {
+				t.Fatalf("robfig refuses %q: %v; fix the table", spec, err)
+			}
+			ours, err := dstsafe.ParseCron(spec)
+			if err != nil {
+				t.Fatalf("ParseCron(%q) = %v; robfig/cron v3 ParseStandard and Kubernetes accept it", spec, err)
+			}
+			a := time.Date(2024, 2, 27, 13, 14, 15, 0, time.UTC)
+			b := a
+			for k := range 20 {
+				a, b = ours.Next(a), theirs.Next(b)
+				if !a.Equal(b) {
+					t.Fatalf("%q fire %d: dstsafe %v, robfig %v", spec, k, a, b)
+				}
+			}
+		})
+	}
+}
