@@ -1158,3 +1158,22 @@ func TestCronSlimTZData(t *testing.T) {
 		})
 	}
 }
+
+// TestCronDefaultZoneIsUTC: without a prefix or WithLocation a spec is read
+// in UTC, never in the machine's zone, whatever the caller's instant's
+// location; a prefix wins over WithLocation.
+func TestCronDefaultZoneIsUTC(t *testing.T) {
+	chicago := zoneNamed(t, "America/Chicago").Loc
+	c := mustParse(t, "30 1 * * *")
+	if c.Location() != time.UTC {
+		t.Fatalf("zone of a spec without prefix = %v, want UTC", c.Location())
+	}
+	from := time.Date(2024, 11, 2, 12, 0, 0, 0, chicago)
+	if got, want := c.Next(from), time.Date(2024, 11, 3, 1, 30, 0, 0, time.UTC); !got.Equal(want) || got.Location() != time.UTC {
+		t.Errorf("Next(%v) = %v, want %v in UTC", from, got, want)
+	}
+	p := mustParse(t, "CRON_TZ=Asia/Tokyo 30 1 * * *", dstsafe.WithLocation(chicago))
+	if p.Location().String() != "Asia/Tokyo" {
+		t.Errorf("CRON_TZ=Asia/Tokyo with WithLocation(Chicago): zone %v, want the prefix's", p.Location())
+	}
+}
