@@ -38,8 +38,8 @@ func TestFamousCases(t *testing.T) {
 				t.Errorf("dstsafe fires at\n\t%s\nwant\n\t%s", format(got.Fires), format(want))
 			}
 
-			for _, peer := range Peers {
-				t.Logf("%-48s %s", peer.Name+":", c.Summary(Run(peer, c, peerTimeout)))
+			for i, o := range RunAll(Peers, c, peerTimeout) {
+				t.Logf("%-48s %s", Peers[i].Name+":", c.Summary(o))
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package behaviour
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -170,4 +171,16 @@ func Run(lib Library, c Case, timeout time.Duration) Outcome {
 	case <-time.After(timeout):
 		return Outcome{Hung: true}
 	}
+}
+
+// RunAll runs each library on c concurrently, so that several hanging
+// libraries cost one timeout, not one each. Outcomes are in libs' order.
+func RunAll(libs []Library, c Case, timeout time.Duration) []Outcome {
+	out := make([]Outcome, len(libs))
+	var wg sync.WaitGroup
+	for i, l := range libs {
+		wg.Go(func() { out[i] = Run(l, c, timeout) })
+	}
+	wg.Wait()
+	return out
 }

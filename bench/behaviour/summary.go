@@ -108,8 +108,8 @@ func Markdown(cases []Case, timeout time.Duration) string {
 	b.WriteString("\n| --- |" + strings.Repeat(" --- |", len(libs)) + "\n")
 	for _, c := range cases {
 		b.WriteString("| " + c.Name + " |")
-		for _, l := range libs {
-			b.WriteString(" " + strings.ReplaceAll(c.Summary(Run(l, c, timeout)), "|", `\|`) + " |")
+		for _, o := range RunAll(libs, c, timeout) {
+			b.WriteString(" " + strings.ReplaceAll(c.Summary(o), "|", `\|`) + " |")
 		}
 		b.WriteString("\n")
 	}
