@@ -17,24 +17,27 @@ func BenchmarkNext(b *testing.B) {
 				b.Run(st.name, func(b *testing.B) {
 					b.Run("dstsafe", func(b *testing.B) {
 						c := parseDstsafe(b, s)
-						b.ReportAllocs()
+						cpu := startCPU(b)
 						for b.Loop() {
 							sinkTime = c.Next(st.at)
 						}
+						cpu.stop(b)
 					})
 					b.Run("robfig", func(b *testing.B) {
 						c := parseRobfig(b, s)
-						b.ReportAllocs()
+						cpu := startCPU(b)
 						for b.Loop() {
 							sinkTime = c.Next(st.at)
 						}
+						cpu.stop(b)
 					})
 					b.Run("gocron", func(b *testing.B) {
 						c := parseGocron(b, s, st.at)
-						b.ReportAllocs()
+						cpu := startCPU(b)
 						for b.Loop() {
 							sinkTime = c.Next(st.at)
 						}
+						cpu.stop(b)
 					})
 				})
 			}

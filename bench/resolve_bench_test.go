@@ -42,22 +42,25 @@ func BenchmarkResolve(b *testing.B) {
 		w := c.w
 		b.Run(c.name, func(b *testing.B) {
 			b.Run("time.Date", func(b *testing.B) {
-				b.ReportAllocs()
+				cpu := startCPU(b)
 				for b.Loop() {
 					sinkTime = time.Date(w.Year, w.Month, w.Day, w.Hour, w.Minute, w.Second, w.Nanosecond, loc)
 				}
+				cpu.stop(b)
 			})
 			b.Run("Lookup", func(b *testing.B) {
-				b.ReportAllocs()
+				cpu := startCPU(b)
 				for b.Loop() {
 					sinkResolution = dstsafe.Lookup(w, loc)
 				}
+				cpu.stop(b)
 			})
 			b.Run("Resolve", func(b *testing.B) {
-				b.ReportAllocs()
+				cpu := startCPU(b)
 				for b.Loop() {
 					sinkTime, sinkErr = dstsafe.Resolve(w, loc, dstsafe.Compatible)
 				}
+				cpu.stop(b)
 			})
 		})
 	}
