@@ -7,6 +7,6 @@
 //	cd bench && go test -bench . -benchmem
 //
 // or ./run.sh for a short run with a dstsafe/robfig ratio summary. The
-// behaviour comparison (fires twice, skips, hangs) is in package behaviour
+// behaviour comparison (fires twice, skips, hangs) is in internal/behaviour
 // and printed as a markdown table by ./compare.
 package bench

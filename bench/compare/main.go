@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/dstsafe/dstsafe/bench/behaviour"
+	"github.com/dstsafe/dstsafe/bench/internal/behaviour"
 )
 
 func main() {
