@@ -99,13 +99,13 @@ func gocronFires(zoneInSpec bool, policy gocron.DaylightSavingsTimePolicy) func(
 		if err != nil {
 			return nil, err
 		}
+		defer func() { _ = s.Shutdown() }()
 		j, err := s.NewJob(gocron.CronJob(spec, false), gocron.NewTask(func() {}),
 			gocron.WithDaylightSavingsTimePolicy(policy))
 		if err != nil {
 			return nil, err
 		}
 		s.Start()
-		defer func() { _ = s.Shutdown() }()
 		// NextRuns(n) recomputes from the first scheduled run each time, so
 		// ask for one more until the window is passed.
 		for n := 1; n <= maxFires; n++ {
