@@ -518,3 +518,34 @@ func TestLookupSlimTZData(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupExtremeYears: walls anywhere in the range Wall accepts (years
+// -1e9 to 1e9) resolve exactly: in UTC to time.Date's instant, elsewhere as
+// the brute force says (LMT before the zone's history, POSIX rules after).
+func TestLookupExtremeYears(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1e9, 42))
+	f := &failBudget{tb: t}
+	for i := range 3000 / randomScale {
+		y := int(rng.Int64N(2e9+1) - 1e9)
+		switch i % 4 {
+		case 0:
+			y = 1e9 - rng.IntN(3)
+		case 1:
+			y = -1e9 + rng.IntN(3)
+		}
+		m := time.Month(1 + rng.IntN(12))
+		w := dstsafe.Wall{Year: y, Month: m, Day: 1 + rng.IntN(daysInMonth(y, m)), Hour: rng.IntN(24),
+			Minute: rng.IntN(60), Second: rng.IntN(60), Nanosecond: rng.IntN(1e9)}
+		want := time.Date(w.Year, w.Month, w.Day, w.Hour, w.Minute, w.Second, w.Nanosecond, time.UTC)
+		r := dstsafe.Lookup(w, time.UTC)
+		if r.Kind != dstsafe.Unique || !r.Earlier.Equal(want) || dstsafe.WallOf(r.Earlier) != w {
+			f.errorf("UTC %v: Lookup %v %v, want unique %v", w, r.Kind, r.Earlier, want)
+		}
+		for _, name := range []string{"America/Chicago", "Australia/Lord_Howe", "Asia/Manila"} {
+			z := zoneNamed(t, name)
+			s := want.Unix() // the wall's naive seconds
+			checkWall(f, &zoneOracle{zone: z}, s, w.Nanosecond)
+		}
+	}
+}
