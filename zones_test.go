@@ -195,11 +195,18 @@ func goTZDataZones(tb testing.TB) []tzZone {
 	return goZipZones
 }
 
+// longRun (DSTSAFE_LONG=1) widens the costliest property tests.
+var longRun = os.Getenv("DSTSAFE_LONG") != ""
+
 // distinctZones is testZones without the zones whose file is a copy of an
 // earlier one: identical TZif bytes make identical Locations, so the
-// costliest tests walk each distinct zone once.
+// costliest tests walk each distinct zone once (all of them with
+// DSTSAFE_LONG=1).
 func distinctZones(tb testing.TB) []tzZone {
 	tb.Helper()
+	if longRun {
+		return testZones(tb)
+	}
 	var out []tzZone
 	for _, z := range testZones(tb) {
 		if z.SameAs == "" || slices.Contains(famousZones, z.Name) {
