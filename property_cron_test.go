@@ -1178,3 +1178,53 @@ func TestCronDefaultZoneIsUTC(t *testing.T) {
 		t.Errorf("CRON_TZ=Asia/Tokyo with WithLocation(Chicago): zone %v, want the prefix's", p.Location())
 	}
 }
+
+// TestConcurrentUse: Lookup, Resolve and a shared *Cron give the same
+// answers from many goroutines at once as sequentially, while more zones
+// than the package caches are in play (system and Go-embedded databases),
+// so tables are built, evicted and rebuilt under contention. Run it with
+// -race.
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	zs := append(append([]tzZone(nil), allZones(t)...), goTZDataZones(t)...)
+	if raceEnabled {
+		zs = zs[:len(zs)/2+1] // still more than 512 Locations
+	}
+	type answer struct {
+		r    dstsafe.Resolution
+		next time.Time
+	}
+	w := dstsafe.Wall{Year: 2024, Month: time.November, Day: 3, Hour: 1, Minute: 30}
+	from := time.Date(2024, 11, 2, 0, 0, 0, 0, time.UTC)
+	crons := make([]*dstsafe.Cron, len(zs))
+	want := make([]answer, len(zs))
+	for i, z := range zs {
+		crons[i] = mustParse(t, "30 1 * * *", dstsafe.WithLocation(z.Loc))
+		want[i] = answer{dstsafe.Lookup(w, z.Loc), crons[i].Next(from)}
+	}
+	const workers = 6
+	errs := make(chan string, workers)
+	for g := range workers {
+		go func() {
+			var bad string
+			for k := range zs {
+				i := (k*7 + g*101) % len(zs) // each worker in its own order
+				r := dstsafe.Lookup(w, zs[i].Loc)
+				got, _ := dstsafe.Resolve(w, zs[i].Loc, dstsafe.Compatible)
+				next := crons[i].Next(from)
+				if r.Kind != want[i].r.Kind || !r.Earlier.Equal(want[i].r.Earlier) || !r.Later.Equal(want[i].r.Later) ||
+					!got.Equal(want[i].r.Earlier) && !got.Equal(want[i].r.Later) || !next.Equal(want[i].next) {
+					bad = fmt.Sprintf("%s: concurrent Lookup %v %v / Next %v, sequential %v %v / %v",
+						zs[i].Name, r.Kind, r.Earlier, next, want[i].r.Kind, want[i].r.Earlier, want[i].next)
+					break
+				}
+			}
+			errs <- bad
+		}()
+	}
+	for range workers {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}
