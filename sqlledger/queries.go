@@ -8,8 +8,8 @@ import (
 // queries holds the statements of one Ledger, built once for its dialect
 // and table.
 type queries struct {
-	insert, get, takeover, heartbeat, finish string
-	list                                     [4]string // no bound, from, to, both
+	insert, insertOrGet, get, takeover, heartbeat, finish string
+	list                                                  [4]string // no bound, from, to, both
 }
 
 const cols = `job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason`
@@ -49,6 +49,12 @@ RETURNING ` + cols,
 WHERE job_name = $1 AND period = $2 AND token = $3 AND status = 'running'
 RETURNING ` + cols,
 	}
+	// PostgreSQL only: data-modifying CTEs. The second branch sees only
+	// rows committed before the statement began, never the CTE's own row.
+	q.insertOrGet = `WITH ins AS (` + q.insert + `)
+SELECT true, ` + cols + ` FROM ins
+UNION ALL
+SELECT false, ` + cols + ` FROM ` + t + ` WHERE job_name = $1 AND period = $2`
 	base := `SELECT ` + cols + ` FROM ` + t + ` WHERE job_name = $1`
 	q.list = [4]string{
 		base + ` ORDER BY period`,
