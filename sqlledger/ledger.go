@@ -62,7 +62,9 @@ type Ledger struct {
 	owned   bool   // Close closes db (OpenSQLite)
 	sql     *queries
 	writeMu *sync.Mutex // SQLite outside a caller's transaction: see one
-	stmts   *stmtCache  // SQLite outside a caller's transaction
+	stmts   *stmtCache  // SQLite, outside a caller's transaction
+	txStmts bool        // q is a batch's transaction: use stmts through it
+	batch   *claimQueue // SQLite outside a caller's transaction: see batch.go
 }
 
 var _ dstsafe.Ledger = (*Ledger)(nil)
@@ -123,6 +125,7 @@ func newLedger(db *sql.DB, c config) (*Ledger, error) {
 	if d == SQLite {
 		l.writeMu = new(sync.Mutex)
 		l.stmts = &stmtCache{m: map[string]*sql.Stmt{}}
+		l.batch = new(claimQueue)
 	}
 	return l, nil
 }
@@ -204,6 +207,7 @@ func (l *Ledger) WithTx(tx *sql.Tx) *Ledger {
 	v.owned = false
 	v.writeMu = nil // tx holds SQLite's write lock already
 	v.stmts = nil
+	v.batch = nil
 	return &v
 }
 
@@ -215,10 +219,22 @@ func (l *Ledger) now() time.Time { return dstsafe.LedgerTime(l.clock.Now()) }
 // over by an UPDATE that only matches the version read. Inside a
 // PostgreSQL transaction, a claim of a period another open transaction
 // just claimed blocks until that one ends.
+//
+// On SQLite outside a caller's transaction, concurrent claims of one
+// Ledger are committed in groups (see batch.go): each still gets its own
+// answer, only after the commit that made it durable.
 func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
 	if err := req.Validate(); err != nil {
 		return dstsafe.Record{}, err
 	}
+	if l.batch != nil {
+		return l.claimGrouped(ctx, req)
+	}
+	return l.claim(ctx, req)
+}
+
+// claim runs a validated claim on l.q.
+func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
 	lease, _ := dstsafe.EffectiveLease(req.Lease)
 	// A pass ends the claim unless another writer changed the row between
 	// our statements (a rival takeover, or a winner that rolled back); the
@@ -443,6 +459,10 @@ func (l *Ledger) one(ctx context.Context, query string, args []any, first ...any
 		defer l.writeMu.Unlock()
 	}
 	if st, ok := l.prepared(ctx, query); ok {
+		if tx, ok := l.q.(*sql.Tx); ok && l.txStmts {
+			// The statement as prepared on the transaction's connection.
+			st = tx.StmtContext(ctx, st)
+		}
 		return l.scan(st.QueryRowContext(ctx, args...), first...)
 	}
 	return l.scan(l.q.QueryRowContext(ctx, query, args...), first...)

@@ -82,9 +82,14 @@ type migration struct {
 // field have run the old steps.
 var migrations = []migration{
 	{1, "create the job runs table", func(d Dialect, table string) []string {
-		text, ts := `TEXT`, `BIGINT` // SQLite: microseconds since 1970, UTC
+		// SQLite: instants as microseconds since 1970 (UTC); WITHOUT
+		// ROWID keeps the rows in the primary key's B-tree, so a claim
+		// writes one page, not a table page and an index page.
+		text, ts, suffix := `TEXT`, `BIGINT`, ` WITHOUT ROWID`
 		if d == PostgreSQL {
-			text, ts = `TEXT COLLATE "C"`, `TIMESTAMPTZ` // byte order for keys, like SQLite's BINARY
+			// COLLATE "C": keys compare as bytes, like SQLite's BINARY,
+			// whatever the database's locale.
+			text, ts, suffix = `TEXT COLLATE "C"`, `TIMESTAMPTZ`, ``
 		}
 		return []string{fmt.Sprintf(`CREATE TABLE %s (
     job_name    %s NOT NULL,
@@ -98,7 +103,7 @@ var migrations = []migration{
     lease_until %s NOT NULL,
     reason      TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (job_name, period)
-)`, quoteTable(table), text, text, ts, ts, ts)}
+)%s`, quoteTable(table), text, text, ts, ts, ts, suffix)}
 	}},
 }
 
