@@ -64,7 +64,8 @@ type Ledger struct {
 	writeMu *sync.Mutex // SQLite outside a caller's transaction: see one
 	stmts   *stmtCache  // SQLite, outside a caller's transaction
 	txStmts bool        // q is a batch's transaction: use stmts through it
-	batch   *claimQueue // SQLite outside a caller's transaction: see batch.go
+	batch   *claimQueue // outside a caller's transaction: see batch.go
+	groupMu *sync.Mutex // held by the goroutine committing a group
 }
 
 var _ dstsafe.Ledger = (*Ledger)(nil)
@@ -122,10 +123,11 @@ func newLedger(db *sql.DB, c config) (*Ledger, error) {
 	}
 	l := &Ledger{db: db, q: db, dialect: d, clock: c.clock, table: c.table}
 	l.sql = buildQueries(d, c.table)
+	l.batch = new(claimQueue)
+	l.groupMu = new(sync.Mutex)
 	if d == SQLite {
-		l.writeMu = new(sync.Mutex)
+		l.writeMu = l.groupMu // a group holds SQLite's one write lock
 		l.stmts = &stmtCache{m: map[string]*sql.Stmt{}}
-		l.batch = new(claimQueue)
 	}
 	return l, nil
 }
@@ -220,9 +222,9 @@ func (l *Ledger) now() time.Time { return dstsafe.LedgerTime(l.clock.Now()) }
 // PostgreSQL transaction, a claim of a period another open transaction
 // just claimed blocks until that one ends.
 //
-// On SQLite outside a caller's transaction, concurrent claims of one
-// Ledger are committed in groups (see batch.go): each still gets its own
-// answer, only after the commit that made it durable.
+// Outside a caller's transaction, concurrent claims through one Ledger
+// are committed in groups (see batch.go): each still gets its own answer,
+// only after the commit that made it durable.
 func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
 	if err := req.Validate(); err != nil {
 		return dstsafe.Record{}, err
