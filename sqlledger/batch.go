@@ -41,8 +41,9 @@ type queuedClaim struct {
 	// Set under the group lock by the goroutine committing the group.
 	rec   dstsafe.Record
 	err   error
-	done  bool // answered by rec and err
-	alone bool // not settled by the group: claim on your own
+	done  bool      // answered by rec and err
+	alone bool      // not settled by the group: claim on your own
+	tried time.Time // a failed group statement inserted us with this StartedAt
 }
 
 // maxGroup bounds a group, so that its statement or transaction stays short.
@@ -55,7 +56,10 @@ func (l *Ledger) claimGrouped(ctx context.Context, req dstsafe.ClaimRequest) (ds
 	q.waiting = append(q.waiting, c)
 	q.mu.Unlock()
 
-	l.groupMu.Lock()
+	if err := l.groupMu.lock(ctx); err != nil {
+		// Left in the queue: whoever takes it finds ctx done and skips it.
+		return dstsafe.Record{}, err
+	}
 	for !c.done && !c.alone {
 		q.mu.Lock()
 		n := min(len(q.waiting), maxGroup)
@@ -64,11 +68,21 @@ func (l *Ledger) claimGrouped(ctx context.Context, req dstsafe.ClaimRequest) (ds
 		q.mu.Unlock()
 		l.commitGroup(ctx, group)
 	}
-	l.groupMu.Unlock()
-	if c.alone {
-		return l.claim(ctx, req)
+	l.groupMu.unlock()
+	if !c.alone {
+		return c.rec, c.err
 	}
-	return c.rec, c.err
+	r, err := l.claim(ctx, req)
+	var ce *dstsafe.ClaimedError
+	if !c.tried.IsZero() && errors.As(err, &ce) && ce.Existing.Owner == req.Owner &&
+		ce.Existing.Token == 1 && ce.Existing.StartedAt.Equal(c.tried) &&
+		(ce.Existing.State == dstsafe.StateRunning || ce.Existing.State == dstsafe.StateAbandoned) {
+		// The group's statement failed after its commit (the connection
+		// dropped, or the goroutine running it gave up): the row it wrote
+		// for us is ours, to the microsecond.
+		return ce.Existing, nil
+	}
+	return r, err
 }
 
 // commitGroup settles what it can of group, under the group lock, and
@@ -126,6 +140,9 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 		jobs, periods, owners = append(jobs, c.req.Job), append(periods, c.req.Period), append(owners, c.req.Owner)
 		leases = append(leases, now.Add(lease))
 	}
+	for _, c := range first {
+		c.tried = now // cleared if the statement answers
+	}
 	rows, err := l.db.QueryContext(ctx, l.sql.insertMany, jobs, periods, owners, now, leases)
 	if err != nil {
 		return // nothing committed (or, if the answer was lost, the owners find their rows)
@@ -147,6 +164,9 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 	// Only a statement that ran to the end committed.
 	if rows.Err() != nil || rows.Close() != nil {
 		return
+	}
+	for _, c := range first {
+		c.tried = time.Time{} // the statement answered: rows it did not return are not ours
 	}
 	for _, c := range got {
 		c.done = true
