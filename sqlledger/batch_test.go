@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jonboulle/clockwork"
 
@@ -110,5 +111,54 @@ func TestGroupedClaims(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A claim stuck behind another transaction's row lock holds the group
+// lock; a caller queued behind it still gets its context's error when it
+// gives up, not a wait as long as the other transaction.
+func TestPostgresQueuedClaimHonoursContext(t *testing.T) {
+	db := pgDB(t)
+	l := pgLedger(t, db)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := l.WithTx(tx).Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "tx"}); err != nil {
+		t.Fatal(err)
+	}
+	stuck := make(chan error, 1)
+	go func() {
+		_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "stuck"})
+		stuck <- err
+	}()
+	waitForLockWait(ctx, t, db, l.Table())
+
+	queued, giveUp := context.WithCancel(ctx)
+	res := make(chan error, 1)
+	go func() {
+		_, err := l.Claim(queued, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-04", Owner: "queued"})
+		res <- err
+	}()
+	giveUp()
+	select {
+	case err := <-res:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("queued claim = %v, want context.Canceled", err)
+		}
+	case <-time.After(30 * time.Second): // a guard, not a wait: the answer is immediate
+		t.Fatal("a queued claim ignored its caller's context")
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-stuck; !errors.Is(err, dstsafe.ErrAlreadyClaimed) {
+		t.Fatalf("stuck claim = %v, want ErrAlreadyClaimed once the transaction committed", err)
+	}
+	if _, err := l.Get(ctx, "billing", "2024-11-04"); !errors.Is(err, dstsafe.ErrNotFound) {
+		t.Fatalf("the abandoned claim was stored: %v", err)
 	}
 }
