@@ -31,6 +31,12 @@ type Ledger interface {
 	// error wrapping ErrAlreadyClaimed (a *ClaimedError carrying the
 	// existing record) when the period is running, succeeded or skipped, or
 	// when it failed or was abandoned and req.Retry does not allow a takeover.
+	//
+	// Any other error (the database went away mid-call) leaves it unknown
+	// whether the claim was made, as with any remote commit whose answer
+	// is lost. Claim again with the same Owner: a *ClaimedError whose
+	// Existing.Owner is yours and Existing.StartedAt is from your first
+	// try means the claim was yours.
 	Claim(ctx context.Context, req ClaimRequest) (Record, error)
 	// Heartbeat extends the lease of a running claim held with token to
 	// now+lease. ErrLeaseLost if the token no longer holds the period.
