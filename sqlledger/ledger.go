@@ -250,8 +250,8 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 	lease, _ := dstsafe.EffectiveLease(req.Lease)
 	// A pass ends the claim unless another writer changed the row between
 	// our statements (a rival takeover, or a winner that rolled back); the
-	// next pass then sees the new row. Eight passes without an answer would
-	// take a livelock.
+	// next pass then sees the new row. Eight passes without an answer take
+	// a livelock of rivals.
 	var last dstsafe.Record
 	for range 8 {
 		r, inserted, err := l.insertOrGet(ctx, req, lease)
@@ -281,6 +281,11 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 			return dstsafe.Record{}, mapErr("claim", req.Job, req.Period, err)
 		}
 	}
+	if last.Job == "" {
+		return dstsafe.Record{}, fmt.Errorf("sqlledger: claim job %q period %q: its row kept appearing and vanishing (rolled-back rivals); try again", req.Job, req.Period)
+	}
+	// Others kept taking the period over between our read and our write:
+	// it is theirs.
 	return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: last}
 }
 
