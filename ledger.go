@@ -24,6 +24,12 @@ import (
 // Both are compare-and-set on the token: once a period has been taken over,
 // the old holder gets ErrLeaseLost and its late result is never written.
 //
+// Every method refuses a bad job name, period or owner (empty, longer than
+// MaxKeyLen bytes, not UTF-8, containing NUL) with a *KeyError wrapping
+// ErrInvalidKey before touching storage, and an out-of-range argument
+// with an error wrapping ErrInvalidRequest. A context error is returned
+// as is (errors.Is(err, context.Canceled)).
+//
 // Implementations: MemoryLedger here, sqlledger (SQLite, PostgreSQL) and
 // redisledger. All of them pass dstsafetest.RunLedgerTests.
 type Ledger interface {
