@@ -27,8 +27,8 @@ import (
 // Every method refuses a bad job name, period or owner (empty, longer than
 // MaxKeyLen bytes, not UTF-8, containing NUL) with a *KeyError wrapping
 // ErrInvalidKey before touching storage, and an out-of-range argument
-// with an error wrapping ErrInvalidRequest. A context error is returned
-// as is (errors.Is(err, context.Canceled)).
+// with an error wrapping ErrInvalidRequest. When ctx ends, the error
+// wraps ctx.Err() (errors.Is(err, context.Canceled)).
 //
 // Implementations: MemoryLedger here, sqlledger (SQLite, PostgreSQL) and
 // redisledger. All of them pass dstsafetest.RunLedgerTests.
