@@ -1,0 +1,190 @@
+package dstsafevet
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"regexp"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// ElapsedGuard reports run guards built on elapsed time:
+//
+//	if time.Since(lastRun) < 10*time.Minute { continue }
+//	lastRun = time.Now()
+//
+// It flags an if condition comparing the time elapsed since a run mark
+// (time.Since(x), now.Sub(x), x.Add(d).After(now)) with a duration when
+// the branch skips the run (continue, break, return) or, for the "enough
+// time has passed" form, records a new run mark. The run mark must be a
+// variable or field that is assigned the current instant and whose name
+// says so (lastRun, startedAt, prevFire ...); liveness checks on
+// heartbeats and leases are not run guards and are left alone.
+var ElapsedGuard = addTestsFlag(&analysis.Analyzer{
+	Name: "elapsedguard",
+	Doc:  "report reruns suppressed by an elapsed-time guard instead of a per-period claim",
+	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/dstsafevet#ElapsedGuard",
+	Run:  runElapsedGuard,
+})
+
+const elapsedGuardMsg = "elapsedguard: an elapsed-time guard lets the job run again when local time repeats (01:30 CDT and 01:30 CST are 60 minutes apart) and after any restart; " +
+	"claim the logical period (job, date) in a dstsafe.Ledger before running instead"
+
+var (
+	runMarkName  = regexp.MustCompile(`(?i)last|prev|ran|run|start|fire|exec|trigger|kick|sent|bill|charge`)
+	liveMarkName = regexp.MustCompile(`(?i)heartbeat|lease|seen|renew|touch|ping|alive|expir|deadline|timeout|refresh`)
+)
+
+func runElapsedGuard(pass *analysis.Pass) (any, error) {
+	fs := files(pass)
+	t := newTracker(pass, fs)
+	r := newReporter(pass, fs)
+	for _, f := range fs {
+		ast.Inspect(f, func(n ast.Node) bool {
+			ifs, ok := n.(*ast.IfStmt)
+			if !ok {
+				return true
+			}
+			for _, cmp := range conjuncts(ifs.Cond) {
+				mark, recent, ok := t.elapsedComparison(cmp)
+				if !ok {
+					continue
+				}
+				obj := t.objectOf(mark)
+				if obj == nil || !t.nowVars[obj].now || !runMarkName.MatchString(obj.Name()) || liveMarkName.MatchString(obj.Name()) {
+					continue
+				}
+				if (recent && skips(ifs.Body)) || (!recent && t.assignsNow(ifs.Body, obj)) {
+					r.report(analysis.Diagnostic{Pos: cmp.Pos(), End: cmp.End(), Category: "elapsedguard", Message: elapsedGuardMsg})
+				}
+			}
+			return true
+		})
+	}
+	return nil, nil
+}
+
+// conjuncts splits a condition on && and ||.
+func conjuncts(e ast.Expr) []ast.Expr {
+	e = unparen(e)
+	if b, ok := e.(*ast.BinaryExpr); ok && (b.Op == token.LAND || b.Op == token.LOR) {
+		return append(conjuncts(b.X), conjuncts(b.Y)...)
+	}
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.NOT {
+		return conjuncts(u.X)
+	}
+	return []ast.Expr{e}
+}
+
+// elapsedComparison recognises "elapsed since mark < d" (recent) and
+// "elapsed since mark >= d" (not recent) in its usual spellings.
+func (t *tracker) elapsedComparison(e ast.Expr) (mark ast.Expr, recent, ok bool) {
+	switch e := unparen(e).(type) {
+	case *ast.BinaryExpr:
+		var lessThan bool
+		switch e.Op {
+		case token.LSS, token.LEQ:
+			lessThan = true
+		case token.GTR, token.GEQ:
+		default:
+			return nil, false, false
+		}
+		if m := t.elapsedSince(e.X); m != nil {
+			return m, lessThan, true
+		}
+		if m := t.elapsedSince(e.Y); m != nil {
+			return m, !lessThan, true
+		}
+	case *ast.CallExpr:
+		// mark.Add(d).After(now): still within d of mark.
+		// now.Before(mark.Add(d)): same.
+		sel, isSel := unparen(e.Fun).(*ast.SelectorExpr)
+		if !isSel || len(e.Args) != 1 || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+			return nil, false, false
+		}
+		switch sel.Sel.Name {
+		case "After":
+			if t.nowOf(e.Args[0]).now {
+				if m := addReceiver(t, sel.X); m != nil {
+					return m, true, true
+				}
+			}
+		case "Before":
+			if t.nowOf(sel.X).now {
+				if m := addReceiver(t, e.Args[0]); m != nil {
+					return m, true, true
+				}
+			}
+		}
+	}
+	return nil, false, false
+}
+
+// addReceiver returns mark for mark.Add(d).
+func addReceiver(t *tracker, e ast.Expr) ast.Expr {
+	call, ok := unparen(e).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Add" || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+		return nil
+	}
+	return sel.X
+}
+
+// elapsedSince returns mark for time.Since(mark), clock.Since(mark) and
+// now.Sub(mark).
+func (t *tracker) elapsedSince(e ast.Expr) ast.Expr {
+	call, ok := unparen(e).(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 || !isDuration(t.pass.TypesInfo.TypeOf(call)) {
+		return nil
+	}
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	switch sel.Sel.Name {
+	case "Since":
+		return call.Args[0]
+	case "Sub":
+		if isTime(t.pass.TypesInfo.TypeOf(sel.X)) && t.nowOf(sel.X).now {
+			return call.Args[0]
+		}
+	}
+	return nil
+}
+
+// skips reports whether a block ends by leaving the loop iteration or the
+// function: the guarded run is skipped.
+func skips(b *ast.BlockStmt) bool {
+	if b == nil || len(b.List) == 0 {
+		return false
+	}
+	switch s := b.List[len(b.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.CONTINUE || s.Tok == token.BREAK || s.Tok == token.GOTO
+	}
+	return false
+}
+
+// assignsNow reports whether b assigns the current instant to obj.
+func (t *tracker) assignsNow(b *ast.BlockStmt, obj types.Object) bool {
+	found := false
+	ast.Inspect(b, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || len(as.Lhs) != len(as.Rhs) {
+			return !found
+		}
+		for i, l := range as.Lhs {
+			if t.objectOf(l) == obj && t.nowOf(as.Rhs[i]).now {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
