@@ -105,7 +105,7 @@ func cronLibrary(fn *types.Func, call *ast.CallExpr) (lib string, zoneFromOption
 }
 
 func checkSpec(r *reporter, arg ast.Expr, spec string, zoneFromOptions bool) {
-	zone, _ := SplitZone(spec)
+	zone, rest := SplitZone(spec)
 	if zone == "" {
 		if zoneFromOptions {
 			return
@@ -120,16 +120,19 @@ func checkSpec(r *reporter, arg ast.Expr, spec string, zoneFromOptions bool) {
 		r.report(d)
 		return
 	}
-	if _, err := time.LoadLocation(zone); err != nil {
-		r.report(analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec", Message: fmt.Sprintf(badZoneMsg, zone)})
+	c, err := ParseSpec(spec)
+	if err != nil {
+		if IsZoneError(err) {
+			r.report(analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec", Message: fmt.Sprintf(badZoneMsg, zone)})
+		}
+		// Other dialect differences are the libraries' own business.
 		return
 	}
 	from := time.Date(now().UTC().Year(), time.January, 1, 0, 0, 0, 0, time.UTC)
-	risks, err := WindowRisks(spec, from, from.AddDate(3, 0, 0))
-	if err != nil || len(risks) == 0 {
+	risks := WindowRisks(c, from, from.AddDate(3, 0, 0))
+	if len(risks) == 0 {
 		return
 	}
-	_, rest := SplitZone(spec)
 	r.report(analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec",
 		Message: fmt.Sprintf(windowMsg, fmt.Sprintf("%q", rest), zone, risks[0])})
 }

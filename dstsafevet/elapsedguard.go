@@ -32,7 +32,7 @@ const elapsedGuardMsg = "elapsedguard: an elapsed-time guard lets the job run ag
 	"claim the logical period (job, date) in a dstsafe.Ledger before running instead"
 
 var (
-	runMarkName  = regexp.MustCompile(`(?i)last|prev|ran|run|start|fire|exec|trigger|kick|sent|bill|charge`)
+	runMarkName  = regexp.MustCompile(`(?i)run|ran|start|fire|exec|trigger|kick|job|sent|bill|charge|invoice|sync`)
 	liveMarkName = regexp.MustCompile(`(?i)heartbeat|lease|seen|renew|touch|ping|alive|expir|deadline|timeout|refresh`)
 )
 

@@ -1,6 +1,7 @@
 package dstsafevet
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,40 +22,30 @@ func SplitZone(spec string) (zone, rest string) {
 	return "", s
 }
 
-// FixedTime reports whether a spec (without its zone prefix) fires at fixed
-// wall times: no field among seconds, minute and hour starts with "*", and
-// descriptors that name a time of day (@daily, @weekly, ...). This is the
-// design's definition, which decides between the fixed-time and periodic
-// fold/gap policies.
-func FixedTime(rest string) bool {
-	f := strings.Fields(rest)
-	if len(f) == 0 {
-		return false
+// ParseSpec parses a spec as the scheduling libraries write it: five
+// fields, or six with a leading seconds field (robfig/cron's WithSeconds,
+// gocron's CronJob(spec, true)).
+func ParseSpec(spec string, opts ...dstsafe.CronOption) (*dstsafe.Cron, error) {
+	c, err := dstsafe.ParseCron(spec, opts...)
+	if err == nil {
+		return c, nil
 	}
-	if strings.HasPrefix(f[0], "@") {
-		switch f[0] {
-		case "@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight":
-			return true
-		}
-		return false
-	}
-	n := 2 // minute, hour
-	if len(f) >= 6 {
-		n = 3 // seconds, minute, hour
-	}
-	if len(f) < n {
-		return false
-	}
-	for _, x := range f[:n] {
-		if strings.HasPrefix(x, "*") {
-			return false
+	if _, rest := SplitZone(spec); len(strings.Fields(rest)) == 6 {
+		if c6, err6 := dstsafe.ParseCron(spec, append(opts, dstsafe.WithSeconds())...); err6 == nil {
+			return c6, nil
 		}
 	}
-	return true
+	return nil, err
 }
 
-// Risk is one firing of a fixed-time spec whose wall reading falls in a
-// transition's skipped or repeated range.
+// IsZoneError reports whether err is a ParseCron error about the zone.
+func IsZoneError(err error) bool {
+	var pe *dstsafe.ParseError
+	return errors.As(err, &pe) && pe.Field == "zone"
+}
+
+// Risk is one firing of a fixed-time schedule whose wall reading a
+// transition skips or repeats.
 type Risk struct {
 	Transition dstsafe.Transition
 	Occurrence dstsafe.Occurrence
@@ -68,37 +59,26 @@ func (r Risk) String() string {
 	if w.Second != 0 {
 		hm += fmt.Sprintf(":%02d", w.Second)
 	}
-	date := fmt.Sprintf("%04d-%02d-%02d", w.Year, int(w.Month), w.Day)
 	if r.Occurrence.Kind == dstsafe.Gap {
-		return hm + " does not exist on " + date
+		return hm + " does not exist on " + w.DateString()
 	}
-	return hm + " occurs twice on " + date
+	return hm + " occurs twice on " + w.DateString()
 }
 
-// WindowRisks returns the firings of spec, a spec with a zone prefix and
-// a fixed time, whose wall reading is skipped or repeated by a transition of
-// the zone in [from, to). A spec without a zone, a periodic spec, or one
-// ParseCron rejects has no risks; an unknown zone is an error.
-func WindowRisks(spec string, from, to time.Time) ([]Risk, error) {
-	zone, rest := SplitZone(spec)
-	if zone == "" || !FixedTime(rest) {
-		return nil, nil
-	}
-	loc, err := time.LoadLocation(zone)
-	if err != nil {
-		return nil, fmt.Errorf("unknown zone %q: %w", zone, err)
-	}
-	c, err := dstsafe.ParseCron(spec, cronOptions(rest)...)
-	if err != nil {
-		return nil, nil
+// WindowRisks returns the firings of a fixed-time schedule whose wall
+// reading is skipped or repeated by a transition of its zone in [from, to),
+// at most one per transition. A periodic schedule (Fixed false) follows
+// real time and has none.
+func WindowRisks(c *dstsafe.Cron, from, to time.Time) []Risk {
+	if !c.Fixed() {
+		return nil
 	}
 	var risks []Risk
-	for _, tr := range dstsafe.Transitions(loc, from, to) {
-		// A transition's window is at most a day long (Apia 2011 skipped
-		// one), so firings two days either side cover it.
-		end := tr.At.Add(48 * time.Hour)
-		after := tr.At.Add(-48 * time.Hour)
-		for i := 0; i < 10000; i++ {
+	for _, tr := range dstsafe.Transitions(c.Location(), from, to) {
+		// A transition's window is at most a day long (Apia skipped
+		// 2011-12-30), so firings two days either side cover it.
+		after, end := tr.At.Add(-48*time.Hour), tr.At.Add(48*time.Hour)
+		for i := 0; i < 100_000; i++ { // a fixed spec fires at most 86,400 times a day
 			o, ok := c.NextOccurrence(after)
 			if !ok || o.At.After(end) {
 				break
@@ -110,10 +90,5 @@ func WindowRisks(spec string, from, to time.Time) ([]Risk, error) {
 			after = o.At
 		}
 	}
-	return risks, nil
-}
-
-// cronOptions returns the options a spec needs to parse as written.
-func cronOptions(rest string) []dstsafe.CronOption {
-	return nil
+	return risks
 }
