@@ -192,6 +192,7 @@ const tzMsg = "TZ=%s makes the process's local time %s, so any wall-clock logic 
 var (
 	dockerTZ     = regexp.MustCompile(`^\s*(?:ENV|ARG)\s+(?:.*\s)?TZ(?:=|\s+)"?([^"\s]+)"?`)
 	localtimeRe  = regexp.MustCompile(`/usr/share/zoneinfo/([A-Za-z0-9_+\-/]+)\s+/etc/localtime`)
+	jsonPair     = regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_]*)"\s*:\s*"([^"]*)"`)
 	keyValue     = regexp.MustCompile(`^\s*(?:-\s*)?["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*[:=]\s*(.*?)\s*,?\s*$`)
 	k8sEnvName   = regexp.MustCompile(`^\s*-?\s*["']?name["']?\s*:\s*["']?TZ["']?\s*,?\s*$`)
 	k8sEnvValue  = regexp.MustCompile(`^\s*["']?value["']?\s*:\s*["']?([^"'\s,]+)`)
@@ -260,23 +261,31 @@ func (ck *checker) keyValues(name string, lines []string) {
 			}
 			continue
 		}
-		m := keyValue.FindStringSubmatch(l)
-		if m == nil {
-			continue
+		var pairs [][2]string
+		for _, m := range jsonPair.FindAllStringSubmatch(l, -1) {
+			pairs = append(pairs, [2]string{m[1], m[2]})
 		}
-		key, val := m[1], unquote(m[2])
-		switch {
-		case key == "TZ":
-			if val != "" && !isUTC(val) {
-				ck.add(name, i+1, "tz", tzMsg, val, val)
-			}
-		case key == "timeZone" || key == "time_zone" || key == "timezone":
-			docZone, docZoneLine = val, i+1
-		case scheduleKeys[strings.ToLower(key)] && looksLikeCron(val):
-			specs = append(specs, spec{i + 1, val})
+		if m := keyValue.FindStringSubmatch(l); pairs == nil && m != nil {
+			pairs = append(pairs, [2]string{m[1], unquote(m[2])})
+		}
+		for _, p := range pairs {
+			ck.pair(name, i+1, p[0], p[1], &docZone, &docZoneLine, func(line int, v string) { specs = append(specs, spec{line, v}) })
 		}
 	}
 	flush()
+}
+
+func (ck *checker) pair(name string, line int, key, val string, docZone *string, docZoneLine *int, addSpec func(int, string)) {
+	switch {
+	case key == "TZ":
+		if val != "" && !isUTC(val) {
+			ck.add(name, line, "tz", tzMsg, val, val)
+		}
+	case key == "timeZone" || key == "time_zone" || key == "timezone":
+		*docZone, *docZoneLine = val, line
+	case scheduleKeys[strings.ToLower(key)] && looksLikeCron(val):
+		addSpec(line, val)
+	}
 }
 
 // unquote strips a YAML/JSON scalar's quotes and trailing comment.

@@ -130,7 +130,11 @@ func effect(cr *dstsafe.Cron, tr dstsafe.Transition, occs []dstsafe.Occurrence) 
 	}
 	var parts []string
 	for _, o := range occs {
-		parts = append(parts, fmt.Sprintf("%s, fires at %s (%s)", note(cr, o), o.At.Format("15:04 MST"), utc(o.At)))
+		if o.Kind == dstsafe.Fold {
+			parts = append(parts, fmt.Sprintf("%s, at %s (%s)", note(cr, o), o.At.Format("15:04 MST"), utc(o.At)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s (%s)", note(cr, o), utc(o.At)))
+		}
 	}
 	return strings.Join(parts, "; ")
 }

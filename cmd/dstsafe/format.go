@@ -84,7 +84,35 @@ func span(start, end dstsafe.Wall) string {
 	return start.DateString() + " " + hm(start) + " – " + end.DateString() + " " + hm(end)
 }
 
-func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+// table aligns tab-separated rows and trims the padding tabwriter leaves
+// after an empty last column.
+type table struct {
+	out io.Writer
+	buf strings.Builder
+	tw  *tabwriter.Writer
+}
+
+func newTable(w io.Writer) *table {
+	t := &table{out: w}
+	t.tw = tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
+	return t
+}
+
+func (t *table) Write(p []byte) (int, error) { return t.tw.Write(p) }
+
+func (t *table) Flush() error {
+	if err := t.tw.Flush(); err != nil {
+		return err
+	}
+	lines := strings.SplitAfter(t.buf.String(), "\n")
+	for i, l := range lines {
+		if strings.HasSuffix(l, "\n") {
+			lines[i] = strings.TrimRight(l[:len(l)-1], " ") + "\n"
+		}
+	}
+	_, err := io.WriteString(t.out, strings.Join(lines, ""))
+	return err
+}
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

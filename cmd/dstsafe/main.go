@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 	_ "time/tzdata" // last resort when the host has no tz database
@@ -140,7 +141,7 @@ func (c *cmdContext) parse(args []string, minPos, maxPos int) ([]string, error) 
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usagef("%v", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
+			return nil, flagError(err)
 		}
 		rest := c.fs.Args()
 		if len(rest) == 0 {
@@ -170,6 +171,24 @@ func (c *cmdContext) parse(args []string, minPos, maxPos int) ([]string, error) 
 		return nil, usagef("unexpected argument %q", pos[maxPos])
 	}
 	return pos, nil
+}
+
+var invalidFlag = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for flag -([\w-]+): (.*)$`)
+
+// flagError rewords the flag package's errors to name the flag the way
+// the help text does (--count) and say what is wrong.
+func flagError(err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return usagef("unknown flag --%s", strings.TrimPrefix(name, "-"))
+	}
+	if m := invalidFlag.FindStringSubmatch(msg); m != nil {
+		return usagef("bad --%s %q: %s", m[2], m[1], strings.TrimPrefix(m[3], "parse error"))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return usagef("missing value for --%s", strings.TrimPrefix(name, "-"))
+	}
+	return usagef("%s", msg)
 }
 
 func (c *cmdContext) argName(i int) string {
