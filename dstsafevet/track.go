@@ -2,8 +2,8 @@ package dstsafevet
 
 import (
 	"go/ast"
-	"strings"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 )

@@ -183,7 +183,14 @@ func flagError(err error) error {
 		return usagef("unknown flag --%s", strings.TrimPrefix(name, "-"))
 	}
 	if m := invalidFlag.FindStringSubmatch(msg); m != nil {
-		return usagef("bad --%s %q: %s", m[2], m[1], strings.TrimPrefix(m[3], "parse error"))
+		reason := m[3]
+		if reason == "parse error" {
+			reason = "not a number"
+			if strings.Contains(msg, "boolean") {
+				reason = "want true or false"
+			}
+		}
+		return usagef("bad --%s %q: %s", m[2], m[1], reason)
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return usagef("missing value for --%s", strings.TrimPrefix(name, "-"))
