@@ -481,7 +481,7 @@ func (c *Cron) Never() bool { return c.never }
 // Next(Next(t)) return strictly increasing instants; two readings that
 // resolve to one instant fire once.
 func (c *Cron) Next(after time.Time) time.Time {
-	o, ok := c.NextOccurrence(after)
+	o, _, ok := c.next(after)
 	if !ok {
 		return time.Time{}
 	}
@@ -496,15 +496,26 @@ func (c *Cron) Next(after time.Time) time.Time {
 // A reading pushed out of a gap (GapShift) that lands on an instant the
 // schedule fires at anyway fires once, as that existing reading.
 func (c *Cron) NextOccurrence(after time.Time) (Occurrence, bool) {
+	o, second, ok := c.next(after)
+	if ok {
+		o.Period = c.period(o.Wall, second)
+	}
+	return o, ok
+}
+
+// next finds the next occurrence without its Period (building the key
+// allocates; Next does not need it). second reports the second reading of
+// a repeated wall time.
+func (c *Cron) next(after time.Time) (o Occurrence, second, ok bool) {
 	if c.never {
-		return Occurrence{}, false
+		return Occurrence{}, false, false
 	}
 	tmin := after.Unix() + 1 // first whole second strictly after
 	if tmin < minCronUnix {
 		tmin = minCronUnix
 	}
 	if tmin > maxCronUnix {
-		return Occurrence{}, false
+		return Occurrence{}, false, false
 	}
 	if c.every > 0 {
 		return c.nextEvery(tmin)
@@ -518,7 +529,7 @@ var (
 	maxCronUnix = daysFromCivil(200000, time.January, 1) * secondsPerDay
 )
 
-func (c *Cron) nextEvery(tmin int64) (Occurrence, bool) {
+func (c *Cron) nextEvery(tmin int64) (Occurrence, bool, bool) {
 	k := floorDiv(tmin-1-c.origin, c.every) + 1
 	t := c.origin + k*c.every
 	at := time.Unix(t, 0).In(c.loc)
@@ -528,8 +539,7 @@ func (c *Cron) nextEvery(tmin int64) (Occurrence, bool) {
 	if r.Kind == Fold {
 		o.Kind = Fold
 	}
-	o.Period = c.period(w, r.Kind == Fold && r.Later.Unix() == t)
-	return o, true
+	return o, r.Kind == Fold && r.Later.Unix() == t, true
 }
 
 func floorDiv(a, b int64) int64 {
@@ -557,13 +567,18 @@ func (c *Cron) period(w Wall, secondReading bool) string {
 // the period's first candidate; a gap at the period's start adds the
 // readings it skipped (shifted, or at the transition); fold policies drop
 // one of the two readings of a repeated wall time.
-func (c *Cron) nextFields(tmin int64) (Occurrence, bool) {
+func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 	z := tableFor(c.loc)
 	at, off, hi := z.at, z.off, z.hi
 	if tmin >= hi-2*secondsPerDay {
 		at, off, hi = scanZone(c.loc, tmin-2*secondsPerDay, tmin+400*secondsPerDay)
 	}
-	j := periodIndex(at, tmin)
+	var j int
+	if len(at) == len(z.at) && &at[0] == &z.at[0] {
+		j = z.period(tmin)
+	} else {
+		j = periodIndex(at, tmin)
+	}
 	ps := at[j]
 	var memo matchMemo
 	for tmin <= maxCronUnix {
@@ -576,7 +591,7 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool) {
 			pe = hi // the table ends here; the offset is known up to hi
 		}
 		var best Occurrence
-		found := false
+		found, bestSecond := false, false
 		bestT := int64(math.MaxInt64)
 
 		// Readings skipped by a gap at this period's start: walls in
@@ -594,7 +609,6 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool) {
 				}
 				if t >= tmin {
 					best = Occurrence{At: time.Unix(t, 0).In(c.loc), Wall: wallOfNaive(g, 0), Kind: Gap}
-					best.Period = c.period(best.Wall, false)
 					bestT, found = t, true
 				}
 			}
@@ -622,19 +636,18 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool) {
 			}
 			if t := w - o; t <= bestT {
 				best = Occurrence{At: time.Unix(t, 0).In(c.loc), Wall: wallOfNaive(w, 0), Kind: kind}
-				best.Period = c.period(best.Wall, second)
-				bestT, found = t, true
+				bestT, found, bestSecond = t, true, second
 			}
 			break
 		}
 		if found {
-			return best, true
+			return best, bestSecond, true
 		}
 
 		// On to the next period.
 		if last {
 			if hi == math.MaxInt64 {
-				return Occurrence{}, false
+				return Occurrence{}, false, false
 			}
 			start := hi
 			at, off, hi = scanZone(c.loc, start, start+400*secondsPerDay)
@@ -646,7 +659,7 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool) {
 		ps = at[j]
 		tmin = max(tmin, ps)
 	}
-	return Occurrence{}, false
+	return Occurrence{}, false, false
 }
 
 func satAdd(a, b int64) int64 {
