@@ -1,6 +1,7 @@
 package dstsafevet
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/dstsafe/dstsafe"
 )
 
 // CronSpec reports cron spec literals passed to dstsafe.ParseCron,
@@ -37,7 +40,7 @@ const (
 		"prefix it with CRON_TZ=UTC, or CRON_TZ=Zone for a job that must follow local time"
 	windowMsg = "cronspec: %s in %s is a fixed time inside a transition window (%s), so the job runs twice, an hour off or not at all depending on the library; " +
 		"move it outside the window or schedule it in UTC, and claim each period in a dstsafe.Ledger"
-	badZoneMsg = "cronspec: zone %q is not in the tz database, so the spec fails to parse at run time; use an IANA name such as America/Chicago or UTC"
+	badZoneMsg = "cronspec: zone %q is rejected (%s), so the spec fails to parse at run time; name an IANA zone such as America/Chicago or UTC"
 )
 
 // now is the reference for the transition window; tests may pin it.
@@ -122,8 +125,9 @@ func checkSpec(r *reporter, arg ast.Expr, spec string, zoneFromOptions bool) {
 	}
 	c, err := ParseSpec(spec)
 	if err != nil {
-		if IsZoneError(err) {
-			r.report(analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec", Message: fmt.Sprintf(badZoneMsg, zone)})
+		var pe *dstsafe.ParseError
+		if IsZoneError(err) && errors.As(err, &pe) {
+			r.report(analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec", Message: fmt.Sprintf(badZoneMsg, zone, pe.Reason)})
 		}
 		// Other dialect differences are the libraries' own business.
 		return
