@@ -187,7 +187,7 @@ var utcNames = map[string]bool{"utc": true, "etc/utc": true, "uct": true, "etc/u
 
 func isUTC(zone string) bool { return utcNames[strings.ToLower(strings.TrimPrefix(zone, ":"))] }
 
-const tzMsg = "TZ=%s makes the process's local time %s, so any wall-clock logic in it follows that zone's transitions; set TZ=UTC and name zones explicitly in schedules (CRON_TZ=Zone)"
+const tzMsg = "TZ=%s puts the process's local time in a zone other than UTC, so wall-clock logic and zone-less cron specs in it repeat or skip times when the zone changes offset; set TZ=UTC and name zones explicitly in schedules (CRON_TZ=Zone)"
 
 var (
 	dockerTZ     = regexp.MustCompile(`^\s*(?:ENV|ARG)\s+(?:.*\s)?TZ(?:=|\s+)"?([^"\s]+)"?`)
@@ -205,10 +205,10 @@ func (ck *checker) file(name, kind, data string) {
 	case "docker":
 		for i, l := range lines {
 			if m := dockerTZ.FindStringSubmatch(l); m != nil && !isUTC(m[1]) {
-				ck.add(name, i+1, "tz", tzMsg, m[1], m[1])
+				ck.add(name, i+1, "tz", tzMsg, m[1])
 			}
 			if m := localtimeRe.FindStringSubmatch(l); m != nil && !isUTC(m[1]) {
-				ck.add(name, i+1, "tz", "/etc/localtime set to %s makes the container's local time %s; leave it UTC and name zones explicitly in schedules (CRON_TZ=Zone)", m[1], m[1])
+				ck.add(name, i+1, "tz", "/etc/localtime set to %s puts the container's local time in a zone other than UTC, so wall-clock logic in it repeats or skips times; leave it UTC and name zones explicitly in schedules (CRON_TZ=Zone)", m[1])
 			}
 		}
 	case "crontab":
@@ -254,7 +254,7 @@ func (ck *checker) keyValues(name string, lines []string) {
 			for j := i + 1; j < len(lines) && j <= i+2; j++ {
 				if m := k8sEnvValue.FindStringSubmatch(lines[j]); m != nil {
 					if !isUTC(m[1]) {
-						ck.add(name, j+1, "tz", tzMsg, m[1], m[1])
+						ck.add(name, j+1, "tz", tzMsg, m[1])
 					}
 					break
 				}
@@ -279,7 +279,7 @@ func (ck *checker) pair(name string, line int, key, val string, docZone *string,
 	switch {
 	case key == "TZ":
 		if val != "" && !isUTC(val) {
-			ck.add(name, line, "tz", tzMsg, val, val)
+			ck.add(name, line, "tz", tzMsg, val)
 		}
 	case key == "timeZone" || key == "time_zone" || key == "timezone":
 		*docZone, *docZoneLine = val, line
@@ -348,7 +348,7 @@ func (ck *checker) crontab(name string, lines []string) {
 		}
 		if v, ok := strings.CutPrefix(l, "TZ="); ok {
 			if v = unquote(v); !isUTC(v) {
-				ck.add(name, i+1, "tz", tzMsg, v, v)
+				ck.add(name, i+1, "tz", tzMsg, v)
 			}
 			continue
 		}

@@ -62,7 +62,7 @@ func runExplain(c *cmdContext, args []string) error {
 		occs := affectedFirings(cr, tr)
 		e := effectJSON{Transition: toTransitionJSON(tr), Effect: effect(cr, tr, occs), Firings: []occurrenceJSON{}}
 		for _, o := range occs {
-			e.Firings = append(e.Firings, occurrenceJSON{At: utc(o.At), Local: o.At.Format(time.RFC3339), Zone: abbrev(o.At),
+			e.Firings = append(e.Firings, occurrenceJSON{At: utc(o.At), Local: rfc3339(o.At), Zone: abbrev(o.At),
 				Wall: o.Wall.String(), Kind: o.Kind.String(), Period: o.Period, Note: note(cr, o)})
 		}
 		effects = append(effects, e)

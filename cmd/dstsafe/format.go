@@ -40,6 +40,9 @@ func hm(w dstsafe.Wall) string {
 // local formats t in its zone: "2024-11-03 01:30:00 CDT -05:00".
 func local(t time.Time) string { return t.Format("2006-01-02 15:04:05 MST -07:00") }
 
+// rfc3339 formats t with its numeric offset, +00:00 included.
+func rfc3339(t time.Time) string { return t.Format("2006-01-02T15:04:05-07:00") }
+
 // utc formats t as an RFC 3339 UTC instant.
 func utc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
@@ -117,6 +120,7 @@ func (t *table) Flush() error {
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +19,11 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // (copied from a 2025 tzdata), so the goldens do not change with the host.
 // The time package reads ZONEINFO once, before its first zone load.
 func TestMain(m *testing.M) {
+	if os.Getenv("DSTSAFE_TEST_RUN_MAIN") == "1" {
+		// The test binary standing in for the dstsafe binary, so that a
+		// test can run it in a fresh process (ZONEINFO is read once).
+		main()
+	}
 	dir, err := filepath.Abs(filepath.Join("testdata", "zoneinfo"))
 	if err != nil {
 		panic(err)
@@ -192,5 +198,47 @@ func TestNoStaleGoldens(t *testing.T) {
 		if !names[e.Name()] {
 			t.Errorf("testdata/golden/%s has no test case; delete it", e.Name())
 		}
+	}
+}
+
+// --zoneinfo DIR wins over the system's tz database: with a DIR whose
+// America/Chicago is really London's rules, London's transitions come out.
+// It runs the test binary as dstsafe in a new process, because the time
+// package reads ZONEINFO once per process.
+func TestZoneinfoFlag(t *testing.T) {
+	dir := t.TempDir()
+	london, err := os.ReadFile(filepath.Join("testdata", "zoneinfo", "Europe", "London"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "America"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "America", "Chicago"), london, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ZONEINFO=") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command(os.Args[0], "transitions", "America/Chicago", "--year", "2024", "--json", "--zoneinfo", dir)
+	cmd.Env = append(env, "DSTSAFE_TEST_RUN_MAIN=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var got struct {
+		Transitions []struct {
+			At string `json:"at"`
+		} `json:"transitions"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// London 2024: clocks forward 2024-03-31 01:00 UTC, back 2024-10-27 01:00 UTC.
+	if len(got.Transitions) != 2 || got.Transitions[0].At != "2024-03-31T01:00:00Z" || got.Transitions[1].At != "2024-10-27T01:00:00Z" {
+		t.Fatalf("transitions %+v, want London's (2024-03-31T01:00:00Z, 2024-10-27T01:00:00Z)", got.Transitions)
 	}
 }

@@ -150,7 +150,7 @@ func runNext(c *cmdContext, args []string) error {
 		}{scheduleJSON: describeSchedule(cr), From: utc(from), Occurrences: []occurrenceJSON{}}
 		for _, o := range occs {
 			out.Occurrences = append(out.Occurrences, occurrenceJSON{
-				At: utc(o.At), Local: o.At.Format(time.RFC3339), Zone: abbrev(o.At), Wall: o.Wall.String(),
+				At: utc(o.At), Local: rfc3339(o.At), Zone: abbrev(o.At), Wall: o.Wall.String(),
 				Kind: o.Kind.String(), Period: o.Period, Note: note(cr, o),
 			})
 		}

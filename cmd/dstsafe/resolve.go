@@ -83,7 +83,7 @@ func runResolve(c *cmdContext, args []string) error {
 	}
 	if c.json {
 		out := resolveJSON{Zone: loc.String(), Wall: w.String(), Kind: r.Kind.String(),
-			Earlier: r.Earlier.Format("2006-01-02T15:04:05Z07:00"), Later: r.Later.Format("2006-01-02T15:04:05Z07:00"), Policy: d.String()}
+			Earlier: rfc3339(r.Earlier), Later: rfc3339(r.Later), Policy: d.String()}
 		if tr != nil {
 			j := toTransitionJSON(*tr)
 			out.Transition = &j
@@ -91,7 +91,7 @@ func runResolve(c *cmdContext, args []string) error {
 		if rerr != nil {
 			out.Error = rerr.Error()
 		} else {
-			out.Chosen = chosen.Format("2006-01-02T15:04:05Z07:00")
+			out.Chosen = rfc3339(chosen)
 		}
 		if err := writeJSON(c.stdout, out); err != nil {
 			return err
