@@ -649,9 +649,12 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 			if hi == math.MaxInt64 {
 				return Occurrence{}, false, false
 			}
+			// Scan on from a little before, so that a transition just
+			// before the old table's end still marks its fold or gap.
 			start := hi
-			at, off, hi = scanZone(c.loc, start, start+400*secondsPerDay)
-			j, ps = 0, start
+			at, off, hi = scanZone(c.loc, start-2*secondsPerDay, start+400*secondsPerDay)
+			j = periodIndex(at, start)
+			ps = at[j]
 			tmin = max(tmin, start)
 			continue
 		}

@@ -196,6 +196,13 @@ func tableFor(loc *time.Location) *zoneTable {
 	at, off, hi := scanZone(loc, math.MinInt64/4, tableEnd)
 	z := &zoneTable{loc: loc, at: at, off: off, hi: hi}
 	z.buildIndex()
+	storeTableLocked(z, old)
+	return z
+}
+
+// storeTableLocked publishes z; tablesMu must be held.
+func storeTableLocked(z *zoneTable, old *map[*time.Location]*zoneTable) {
+	loc := z.loc
 	m := make(map[*time.Location]*zoneTable)
 	if old != nil && len(*old) < maxTables {
 		for k, v := range *old {
@@ -205,5 +212,4 @@ func tableFor(loc *time.Location) *zoneTable {
 	m[loc] = z
 	tables.Store(&m)
 	lastTable.Store(z)
-	return z
 }
