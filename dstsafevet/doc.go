@@ -5,9 +5,11 @@
 //     local hour and minute of the current time to constants
 //     (now.Hour() == 1 && now.Minute() == 30). The reading repeats when the
 //     clocks go back and never happens when they go forward.
-//   - [ElapsedGuard] ("elapsedguard"): suppressing a rerun with an
-//     elapsed-time guard (time.Since(lastRun) < 10*time.Minute). A repeated
-//     local hour is 60 real minutes later, so the guard lets the job run again.
+//   - [ElapsedGuard] ("elapsedguard"): suppressing a rerun of a job that is
+//     due by the wall clock or calendar with an elapsed-time guard
+//     (time.Since(lastRun) < 10*time.Minute). A repeated local hour is 60
+//     real minutes later, so the guard lets the job run again. Plain
+//     interval loops are left alone: elapsed time is right for them.
 //   - [LocalDate] ("localdate"): time.Date with a zone other than UTC whose
 //     result is used as a schedule instant (time.Until, a comparison with now,
 //     the return value of a Next method). time.Date picks an unspecified

@@ -17,10 +17,15 @@ import (
 // It flags an if condition comparing the time elapsed since a run mark
 // (time.Since(x), now.Sub(x), x.Add(d).After(now)) with a duration when
 // the branch skips the run (continue, break, return) or, for the "enough
-// time has passed" form, records a new run mark. The run mark must be a
-// variable or field that is assigned the current instant and whose name
-// says so (lastRun, startedAt, prevFire ...); liveness checks on
-// heartbeats and leases are not run guards and are left alone.
+// time has passed" form, records a new run mark, in a function that
+// decides the job is due by the wall clock or the calendar (now.Hour(),
+// now.Day(), now.Format("15:04") ... compared with anything). The run mark
+// must be a variable or field that is assigned the current instant and
+// whose name says so (lastRun, startedAt, prevFire ...).
+//
+// Left alone: interval loops ("every 10 minutes of real time" is what an
+// elapsed-time check measures correctly), and liveness checks on
+// heartbeats and leases.
 var ElapsedGuard = addTestsFlag(&analysis.Analyzer{
 	Name: "elapsedguard",
 	Doc:  "report reruns suppressed by an elapsed-time guard instead of a per-period claim",
@@ -40,10 +45,31 @@ func runElapsedGuard(pass *analysis.Pass) (any, error) {
 	fs := files(pass)
 	t := newTracker(pass, fs)
 	r := newReporter(pass, fs)
+	w := &wallMatcher{t: t, comps: map[types.Object]bool{}, calendar: true}
+	w.findComponentVars()
+	triggered := map[ast.Node]bool{} // outermost functions that match the wall clock
+	for _, f := range fs {
+		ast.Inspect(f, func(n ast.Node) bool {
+			var match bool
+			switch n := n.(type) {
+			case *ast.BinaryExpr:
+				switch n.Op {
+				case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+					match = w.isComponent(n.X) || w.isComponent(n.Y)
+				}
+			case *ast.SwitchStmt:
+				match = n.Tag != nil && w.isComponent(n.Tag)
+			}
+			if match {
+				triggered[t.outermostFunc(n)] = true
+			}
+			return true
+		})
+	}
 	for _, f := range fs {
 		ast.Inspect(f, func(n ast.Node) bool {
 			ifs, ok := n.(*ast.IfStmt)
-			if !ok {
+			if !ok || !triggered[t.outermostFunc(ifs)] {
 				return true
 			}
 			for _, cmp := range conjuncts(ifs.Cond) {

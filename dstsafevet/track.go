@@ -270,6 +270,19 @@ func (t *tracker) enclosingFunc(n ast.Node) ast.Node {
 	return nil
 }
 
+// outermostFunc returns the top-level function declaration around n (or
+// the outermost function literal of a package-level initializer).
+func (t *tracker) outermostFunc(n ast.Node) ast.Node {
+	var out ast.Node
+	for p := t.parent[n]; p != nil; p = t.parent[p] {
+		switch p.(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			out = p
+		}
+	}
+	return out
+}
+
 // enclosingStmt returns the innermost statement around n.
 func (t *tracker) enclosingStmt(n ast.Node) ast.Stmt {
 	for p := t.parent[n]; p != nil; p = t.parent[p] {

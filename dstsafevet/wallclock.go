@@ -69,6 +69,10 @@ func runWallClock(pass *analysis.Pass) (any, error) {
 type wallMatcher struct {
 	t     *tracker
 	comps map[types.Object]bool // variables holding a wall-clock component of now
+	// calendar widens components to the date (Day, Weekday, YearDay,
+	// Month, Date): a monthly job matched on now.Day() == 1 is triggered
+	// by the wall clock too.
+	calendar bool
 }
 
 func (w *wallMatcher) findComponentVars() {
@@ -92,7 +96,7 @@ func (w *wallMatcher) findComponentVars() {
 			}
 			for _, ta := range tas {
 				// h, m, s := now.Clock(): hour and minute are components.
-				if ta.index <= 1 && w.isNowMethodCall(ta.call, "Clock") {
+				if (ta.index <= 1 && w.isNowMethodCall(ta.call, "Clock")) || (w.calendar && w.isNowMethodCall(ta.call, "Date")) {
 					w.comps[obj] = true
 					changed = true
 					break
@@ -125,6 +129,9 @@ func (w *wallMatcher) isComponent(e ast.Expr) bool {
 	switch e := unparen(e).(type) {
 	case *ast.CallExpr:
 		if w.isNowMethodCall(e, "Hour", "Minute") {
+			return true
+		}
+		if w.calendar && w.isNowMethodCall(e, "Day", "Weekday", "YearDay", "Month") {
 			return true
 		}
 		if w.isNowMethodCall(e, "Format") && len(e.Args) == 1 {

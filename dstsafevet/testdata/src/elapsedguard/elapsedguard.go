@@ -1,57 +1,82 @@
 package elapsedguard
 
 import (
-	"sync"
 	"time"
 )
 
 func run() {}
 
 type worker struct {
-	mu        sync.Mutex
+	loc       *time.Location
 	lastRun   time.Time
 	startedAt time.Time
 }
 
-// A method called on every tick.
+// A method called on every tick: a daily 01:30 job guarded by elapsed time.
 func (w *worker) tick(now time.Time) {
-	if now.Sub(w.lastRun) < 10*time.Minute { // want `elapsedguard:`
+	now = now.In(w.loc)
+	if now.Hour() != 1 || now.Minute() != 30 { // want `wallclock:`
+		return
+	}
+	if now.Sub(w.lastRun) < 10*time.Minute { // want `elapsedguard: an elapsed-time guard`
 		return
 	}
 	w.lastRun = now
 	run()
 }
 
-// The "enough time has passed" form that records the run.
+// A monthly job on the 1st, with the "enough time has passed" form.
 func (w *worker) maybeRun() {
-	if time.Since(w.startedAt) >= time.Hour { // want `elapsedguard:`
+	now := time.Now().In(w.loc)
+	if now.Day() == 1 && time.Since(w.startedAt) >= 24*time.Hour { // want `elapsedguard:`
 		w.startedAt = time.Now()
 		run()
 	}
 }
 
-// The Add/After spelling, in a loop.
-func loop() {
-	var lastFired time.Time
-	for {
-		now := time.Now()
-		if lastFired.Add(10 * time.Minute).After(now) { // want `elapsedguard:`
-			continue
+// The Add/After spelling, in a goroutine loop.
+func loop(loc *time.Location) {
+	go func() {
+		var lastFired time.Time
+		for now := range time.Tick(20 * time.Second) {
+			if now.In(loc).Format("15:04") != "01:30" { // want `wallclock:`
+				continue
+			}
+			if lastFired.Add(10 * time.Minute).After(now) { // want `elapsedguard:`
+				continue
+			}
+			lastFired = now
+			run()
 		}
-		lastFired = now
-		run()
-	}
+	}()
 }
 
 // --- not reported ---
+
+// An interval loop measures real time, which is what elapsed time is for.
+func interval() {
+	var lastRun time.Time
+	for {
+		if time.Since(lastRun) < 10*time.Minute {
+			time.Sleep(time.Second)
+			continue
+		}
+		lastRun = time.Now()
+		run()
+	}
+}
 
 type claim struct {
 	heartbeat time.Time
 	lease     time.Duration
 }
 
-// A lease check on a heartbeat is liveness, not a run guard.
+// A lease check on a heartbeat is liveness, not a run guard, even in a
+// function that looks at the hour.
 func (c *claim) held(now time.Time) bool {
+	if now.Hour() == 3 { // want `wallclock:`
+		return true
+	}
 	if now.Sub(c.heartbeat) < c.lease {
 		return true
 	}
@@ -63,18 +88,8 @@ func (c *claim) held(now time.Time) bool {
 func timed() time.Duration {
 	runStart := time.Now()
 	run()
-	if d := time.Since(runStart); d > time.Minute {
+	if d := time.Since(runStart); d > time.Minute && runStart.Hour() == 1 { // want `wallclock:`
 		return d
 	}
 	return 0
-}
-
-// A throttle on log lines is not a job run.
-var lastLog time.Time
-
-func logf() {
-	if time.Since(lastLog) < time.Second {
-		return
-	}
-	lastLog = time.Now()
 }
