@@ -1,6 +1,12 @@
 package dstsafevet_test
 
 import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
 	"testing"
 	_ "time/tzdata" // the zone rules the window checks need, whatever the host has
 
@@ -45,26 +51,45 @@ func TestAnalyzers(t *testing.T) {
 		"wallclock", "elapsedguard", "localdate", "cronspec", "testsflag")
 }
 
-// With -wallclock.tests the finding in testsflag_test.go is reported.
+// -wallclock.tests decides whether the finding in testsflag_test.go is
+// reported. The pass is built by hand (type-checked against export data)
+// because a second analysistest load would cost tens of seconds under -race.
 func TestTestsFlag(t *testing.T) {
-	if err := dstsafevet.WallClock.Flags.Set("tests", "true"); err != nil {
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range []string{"testsflag.go", "testsflag_test.go"} {
+		f, err := parser.ParseFile(fset, filepath.Join("testdata", "src", "testsflag", name), nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	info := &types.Info{
+		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
+	}
+	pkg, err := (&types.Config{Importer: importer.Default()}).Check("testsflag", fset, files, info)
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer dstsafevet.WallClock.Flags.Set("tests", "false")
-	results := analysistest.Run(&recorder{TB: t}, analysistest.TestData(), dstsafevet.WallClock, "testsflag")
-	n := 0
-	for _, r := range results {
-		n += len(r.Diagnostics)
+	for _, tc := range []struct {
+		tests string
+		want  int
+	}{{"false", 0}, {"true", 1}} {
+		if err := dstsafevet.WallClock.Flags.Set("tests", tc.tests); err != nil {
+			t.Fatal(err)
+		}
+		var got []analysis.Diagnostic
+		pass := &analysis.Pass{
+			Analyzer: dstsafevet.WallClock, Fset: fset, Files: files, Pkg: pkg, TypesInfo: info,
+			Report: func(d analysis.Diagnostic) { got = append(got, d) },
+		}
+		if _, err := dstsafevet.WallClock.Run(pass); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != tc.want {
+			t.Errorf("-wallclock.tests=%s: %d diagnostics, want %d", tc.tests, len(got), tc.want)
+		}
 	}
-	if n != 1 {
-		t.Fatalf("got %d diagnostics with -tests, want the one in testsflag_test.go", n)
-	}
+	dstsafevet.WallClock.Flags.Set("tests", "false")
 }
-
-// recorder swallows the "unexpected diagnostic" errors analysistest
-// reports for a finding with no want comment: here it is the point.
-type recorder struct {
-	testing.TB
-}
-
-func (r *recorder) Errorf(format string, args ...any) {}
