@@ -2,8 +2,8 @@
 // postmortem's prevention checklist into vet checks, for code review and CI:
 //
 //   - [WallClock] ("wallclock"): deciding a job is due by comparing the
-//     local hour and minute of the current time to constants
-//     (now.Hour() == 1 && now.Minute() == 30). The reading repeats when the
+//     local hour and minute of the current time to constants or settings
+//     (now.Hour() == 1 && now.Minute() == 30, now.Hour() == cfg.At[0]). The reading repeats when the
 //     clocks go back and never happens when they go forward.
 //   - [ElapsedGuard] ("elapsedguard"): suppressing a rerun of a job that is
 //     due by the wall clock or calendar with an elapsed-time guard

@@ -17,11 +17,10 @@ import (
 // It flags an if condition comparing the time elapsed since a run mark
 // (time.Since(x), now.Sub(x), x.Add(d).After(now)) with a duration when
 // the branch skips the run (continue, break, return) or, for the "enough
-// time has passed" form, records a new run mark, in a function that
-// decides the job is due by the wall clock or the calendar (now.Hour(),
-// now.Day(), now.Format("15:04") ... compared with anything). The run mark
-// must be a variable or field that is assigned the current instant and
-// whose name says so (lastRun, startedAt, prevFire ...).
+// time has passed" form, runs something, in a function that decides the
+// job is due by the wall clock or the calendar (now.Hour(), now.Day(),
+// now.Format("15:04") ... compared with anything). The run mark may come
+// from anywhere: a variable, a field, a row read from a database.
 //
 // Left alone: interval loops ("every 10 minutes of real time" is what an
 // elapsed-time check measures correctly), and liveness checks on
@@ -36,10 +35,29 @@ var ElapsedGuard = addTestsFlag(&analysis.Analyzer{
 const elapsedGuardMsg = "elapsedguard: an elapsed-time guard lets the job run again when local time repeats (01:30 CDT and 01:30 CST are 60 minutes apart) and after any restart; " +
 	"claim the logical period (job, date) in a dstsafe.Ledger before running instead"
 
-var (
-	runMarkName  = regexp.MustCompile(`(?i)run|ran|start|fire|exec|trigger|kick|job|sent|bill|charge|invoice|sync`)
-	liveMarkName = regexp.MustCompile(`(?i)heartbeat|lease|seen|renew|touch|ping|alive|expir|deadline|timeout|refresh`)
-)
+// liveMarkName matches timestamps of liveness checks, which are not run
+// marks.
+var liveMarkName = regexp.MustCompile(`(?i)heartbeat|lease|seen|renew|touch|ping|alive|expir|deadline|timeout|refresh`)
+
+// markName returns the name behind a run mark expression: lastRun,
+// n.lastRun, time.Time(*last) -> last.
+func markName(e ast.Expr) string {
+	switch e := unparen(e).(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return e.Sel.Name
+	case *ast.StarExpr:
+		return markName(e.X)
+	case *ast.CallExpr:
+		if len(e.Args) == 1 {
+			return markName(e.Args[0])
+		}
+	case *ast.IndexExpr:
+		return markName(e.X)
+	}
+	return ""
+}
 
 func runElapsedGuard(pass *analysis.Pass) (any, error) {
 	fs := files(pass)
@@ -74,14 +92,10 @@ func runElapsedGuard(pass *analysis.Pass) (any, error) {
 			}
 			for _, cmp := range conjuncts(ifs.Cond) {
 				mark, recent, ok := t.elapsedComparison(cmp)
-				if !ok {
+				if !ok || liveMarkName.MatchString(markName(mark)) {
 					continue
 				}
-				obj := t.objectOf(mark)
-				if obj == nil || !t.nowVars[obj].now || !runMarkName.MatchString(obj.Name()) || liveMarkName.MatchString(obj.Name()) {
-					continue
-				}
-				if (recent && skips(ifs.Body)) || (!recent && t.assignsNow(ifs.Body, obj)) {
+				if (recent && skips(ifs.Body)) || (!recent && len(ifs.Body.List) > 0) {
 					r.report(analysis.Diagnostic{Pos: cmp.Pos(), End: cmp.End(), Category: "elapsedguard", Message: elapsedGuardMsg})
 				}
 			}
@@ -195,22 +209,4 @@ func skips(b *ast.BlockStmt) bool {
 		return s.Tok == token.CONTINUE || s.Tok == token.BREAK || s.Tok == token.GOTO
 	}
 	return false
-}
-
-// assignsNow reports whether b assigns the current instant to obj.
-func (t *tracker) assignsNow(b *ast.BlockStmt, obj types.Object) bool {
-	found := false
-	ast.Inspect(b, func(n ast.Node) bool {
-		as, ok := n.(*ast.AssignStmt)
-		if !ok || len(as.Lhs) != len(as.Rhs) {
-			return !found
-		}
-		for i, l := range as.Lhs {
-			if t.objectOf(l) == obj && t.nowOf(as.Rhs[i]).now {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // WallClock reports code that decides a job is due by matching the local
-// wall-clock reading of the current time against constants:
+// wall-clock reading of the current time against constants or configured
+// values:
 //
 //	now := time.Now().In(chicago)
 //	if now.Hour() == 1 && now.Minute() == 30 { bill() }
@@ -52,7 +53,7 @@ func runWallClock(pass *analysis.Pass) (any, error) {
 				if n.Op != token.EQL && n.Op != token.NEQ {
 					return true
 				}
-				if (w.isComponent(n.X) && w.isConstish(n.Y)) || (w.isComponent(n.Y) && w.isConstish(n.X)) {
+				if (w.isComponent(n.X) && w.isSetting(n.Y)) || (w.isComponent(n.Y) && w.isSetting(n.X)) {
 					flag(n)
 				}
 			case *ast.SwitchStmt:
@@ -159,6 +160,37 @@ func (w *wallMatcher) isComponent(e ast.Expr) bool {
 		}
 	}
 	return false
+}
+
+// isSetting reports whether e is what a wall-clock component is matched
+// against: a constant, a configured value (cfg.Hour, n.At[0]), a struct of
+// them; anything but another reading of a time (now.Hour() == last.Hour()
+// compares two readings, it does not match a schedule).
+func (w *wallMatcher) isSetting(e ast.Expr) bool {
+	if w.isConstish(e) {
+		return true
+	}
+	fromTime := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		x, ok := n.(ast.Expr)
+		if !ok || fromTime {
+			return false
+		}
+		if isTime(w.t.pass.TypesInfo.TypeOf(x)) {
+			fromTime = true
+		}
+		switch x := x.(type) {
+		case *ast.Ident, *ast.SelectorExpr:
+			if obj := w.t.objectOf(x); obj != nil && (w.comps[obj] || len(w.t.tupleAssigns[obj]) > 0) {
+				fromTime = true
+			}
+		case *ast.CallExpr:
+			// A function of something else (parseHour(cfg)) is a setting;
+			// a method on a time is a reading, caught above by its receiver.
+		}
+		return !fromTime
+	})
+	return !fromTime
 }
 
 // isConstish reports whether e is a constant, a composite literal of

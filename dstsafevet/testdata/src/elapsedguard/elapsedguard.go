@@ -93,3 +93,16 @@ func timed() time.Duration {
 	}
 	return 0
 }
+
+func lastStart() *time.Time { return nil }
+
+// The run mark read back from the database, as the postmortem's worker did.
+func fromDB(now time.Time, loc *time.Location, guard time.Duration) {
+	local := now.In(loc)
+	if local.Hour() == 1 && local.Minute() == 30 { // want `wallclock:`
+		last := lastStart()
+		if last == nil || now.Sub(time.Time(*last)) >= guard { // want `elapsedguard:`
+			run()
+		}
+	}
+}

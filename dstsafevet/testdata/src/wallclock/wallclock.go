@@ -108,3 +108,13 @@ func replay(loc *time.Location) {
 		run()
 	}
 }
+
+type config struct {
+	At [2]int // hour, minute
+}
+
+// Matching a configured time is the same bug as matching a constant.
+func (c config) due(loc *time.Location) bool {
+	local := time.Now().In(loc)
+	return local.Hour() == c.At[0] && local.Minute() == c.At[1] // want `wallclock:`
+}
