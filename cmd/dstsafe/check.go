@@ -227,10 +227,13 @@ func (ck *checker) keyValues(name string, lines []string) {
 		value string
 	}
 	var specs []spec
-	docZone, docZoneLine := "", 0
+	docZone, docZoneLine, cronJob := "", 0, false
 	flush := func() {
 		for _, s := range specs {
 			zone, _ := dstsafevet.SplitZone(s.value)
+			if cronJob && zone != "" {
+				ck.add(name, s.line, "k8s", "a Kubernetes CronJob's schedule cannot carry a CRON_TZ= or TZ= prefix (the API server rejects it or ignores the zone); put the zone in spec.timeZone")
+			}
 			var opts []dstsafe.CronOption
 			if zone == "" && docZone != "" {
 				zone = docZone
@@ -243,7 +246,7 @@ func (ck *checker) keyValues(name string, lines []string) {
 			}
 			ck.window(name, s.line, s.value, zone, opts...)
 		}
-		specs, docZone, docZoneLine = nil, "", 0
+		specs, docZone, docZoneLine, cronJob = nil, "", 0, false
 	}
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "---" {
@@ -269,6 +272,9 @@ func (ck *checker) keyValues(name string, lines []string) {
 			pairs = append(pairs, [2]string{m[1], unquote(m[2])})
 		}
 		for _, p := range pairs {
+			if p[0] == "kind" && p[1] == "CronJob" {
+				cronJob = true
+			}
 			ck.pair(name, i+1, p[0], p[1], &docZone, &docZoneLine, func(line int, v string) { specs = append(specs, spec{line, v}) })
 		}
 	}
