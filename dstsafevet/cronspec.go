@@ -3,6 +3,7 @@ package dstsafevet
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"go/ast"
 	"go/constant"
 	"go/token"
@@ -20,7 +21,8 @@ import (
 //
 //   - without a CRON_TZ= or TZ= prefix, since the zone then depends on the
 //     library (dstsafe: UTC; robfig/cron and gocron: the machine's zone).
-//     A dstsafe.ParseCron call with options is assumed to set the zone.
+//     A dstsafe.ParseCron call with options is assumed to set the zone, and
+//     so is a robfig *cron.Cron built here with cron.New(cron.WithLocation(...)).
 //     The suggested fix prefixes CRON_TZ=UTC;
 //   - with a zone and a fixed time that one of the zone's transitions in
 //     the current year and the two after it skips or repeats
@@ -49,6 +51,7 @@ var now = time.Now
 func runCronSpec(pass *analysis.Pass) (any, error) {
 	fs := files(pass)
 	r := newReporter(pass, fs)
+	t := newTracker(pass, fs)
 	for _, f := range fs {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -62,6 +65,9 @@ func runCronSpec(pass *analysis.Pass) (any, error) {
 			lib, zoneFromOptions := cronLibrary(fn, call)
 			if lib == "" {
 				return true
+			}
+			if lib == "robfig/cron" && !zoneFromOptions {
+				zoneFromOptions = t.robfigWithLocation(call)
 			}
 			arg := call.Args[0]
 			tv, ok := pass.TypesInfo.Types[arg]
@@ -139,4 +145,35 @@ func checkSpec(r *reporter, arg ast.Expr, spec string, zoneFromOptions bool) {
 	}
 	r.report(analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec",
 		Message: fmt.Sprintf(windowMsg, fmt.Sprintf("%q", rest), zone, risks[0])})
+}
+
+// robfigWithLocation reports whether c.AddFunc(...) is called on a
+// *cron.Cron built in this package with cron.New(cron.WithLocation(...)),
+// which then reads zone-less specs in that zone.
+func (t *tracker) robfigWithLocation(call *ast.CallExpr) bool {
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	obj := t.objectOf(sel.X)
+	if obj == nil {
+		return false
+	}
+	for _, rhs := range t.assigns[obj] {
+		newCall, ok := unparen(rhs).(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		for _, a := range newCall.Args {
+			opt, ok := unparen(a).(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			if fn := calleeFunc(t.pass, opt); fn != nil && fn.Name() == "WithLocation" && fn.Pkg() != nil &&
+				strings.HasPrefix(fn.Pkg().Path(), "github.com/robfig/cron") {
+				return true
+			}
+		}
+	}
+	return false
 }

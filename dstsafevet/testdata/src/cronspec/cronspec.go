@@ -29,4 +29,8 @@ func specs(loc *time.Location) {
 
 	gocron.CronJob("CRON_TZ=America/Havana 0 0 * * *", false) // want `cronspec: .*America/Havana.*00:00`
 	gocron.CronJob("CRON_TZ=America/New_York 0 12 * * *", false)
+
+	// A robfig scheduler with a location reads zone-less specs in it.
+	utc := cron.New(cron.WithLocation(time.UTC))
+	utc.AddFunc("30 7 * * *", func() {})
 }
