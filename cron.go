@@ -300,14 +300,16 @@ func loadZone(name string) (*time.Location, error) {
 		return nil, fmt.Errorf("empty zone name")
 	case name == "Local" || strings.EqualFold(name, "local"):
 		return nil, fmt.Errorf("%q is the machine's zone; name an IANA zone such as America/Chicago", name)
+	}
+	loc, err := time.LoadLocation(name)
+	switch {
+	case err == nil:
+		// A real tz database name, links such as GMT+0 included.
+		return loc, nil
 	case isFixedOffsetName(name):
 		return nil, fmt.Errorf("%q is a fixed offset, not a zone; name an IANA zone such as America/Chicago (or Etc/GMT-5 for a fixed UTC+5)", name)
 	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, fmt.Errorf("unknown zone %q: %v", name, err)
-	}
-	return loc, nil
+	return nil, fmt.Errorf("unknown zone %q: %v", name, err)
 }
 
 // isFixedOffsetName reports names like "UTC+5", "GMT-03:00", "+05:30" or "0".
@@ -411,9 +413,8 @@ func parseField(field string, lo, hi int, names map[string]int, kind fieldKind) 
 			if err != nil || s < 1 {
 				return bad("%q: step must be a positive number", item)
 			}
-			if s > hi-lo+1 && s > hi {
-				return bad("%q: step %d is larger than the field's range %d-%d", item, s, lo, hi)
-			}
+			// A step past the range's end selects the start alone, as in
+			// robfig/cron and Kubernetes ("*/100" is minute 0).
 			step = s
 		}
 		var a, b int
@@ -449,6 +450,9 @@ func parseField(field string, lo, hi int, names map[string]int, kind fieldKind) 
 		}
 		for v := a; v <= b; v += step {
 			f.bits |= 1 << v
+			if step > b-v {
+				break // the next value would pass b (or overflow)
+			}
 		}
 	}
 	return f, nil
@@ -458,11 +462,12 @@ func fieldValue(s string, lo, hi int, names map[string]int) (int, bool) {
 	if v, ok := names[strings.ToLower(s)]; ok {
 		return v, true
 	}
-	if s == "" || len(s) > 3 {
+	if s == "" || s[0] == '-' {
 		return 0, false
 	}
+	// What strconv.Atoi takes ("+5", "0005"), as robfig/cron does.
 	v, err := strconv.Atoi(s)
-	if err != nil || v < lo || v > hi || s[0] == '+' || s[0] == '-' {
+	if err != nil || v < lo || v > hi {
 		return 0, false
 	}
 	return v, true
