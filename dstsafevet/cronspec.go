@@ -3,11 +3,11 @@ package dstsafevet
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strings"
 	"time"
 
 	"golang.org/x/tools/go/analysis"
