@@ -17,7 +17,7 @@ import (
 // printT stands in for *testing.T: it prints the first line of a failure.
 type printT struct{}
 
-func (printT) Helper() {}
+func (printT) Helper()  {}
 func (printT) FailNow() {}
 func (printT) Errorf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
