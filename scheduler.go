@@ -582,19 +582,8 @@ func (s *Scheduler) worker(ctx context.Context, j *job, batch []Occurrence, stop
 // period was claimed before).
 func (s *Scheduler) execute(ctx context.Context, j *job, o Occurrence, stopping <-chan struct{}) error {
 	for {
-		rec, err := s.ledger.Claim(ctx, ClaimRequest{
-			Job: j.name, Period: o.Period, Owner: s.owner, Lease: j.cfg.lease, Retry: j.cfg.retry,
-		})
+		rec, err := s.claim(ctx, j, o, stopping)
 		if err != nil {
-			var ce *ClaimedError
-			if errors.As(err, &ce) {
-				e := ce.Existing
-				s.log.Info(j.name+".run already claimed", "job", j.name, "period", o.Period, "due", o.At,
-					"state", e.State.String(), "owner", e.Owner, "started", e.StartedAt,
-					"attempt", e.Attempt, "token", e.Token)
-			} else {
-				s.log.Error(j.name+".run claim failed", "job", j.name, "period", o.Period, "due", o.At, "error", err)
-			}
 			return err
 		}
 		err = s.invoke(ctx, j, o, rec)
@@ -604,6 +593,42 @@ func (s *Scheduler) execute(ctx context.Context, j *job, o Occurrence, stopping 
 		if !s.sleep(j.cfg.retryBackoff, stopping) {
 			return err
 		}
+	}
+}
+
+// claim claims o in the ledger. A ledger that fails (database restarting,
+// network down) is retried with backoff on the clock, 1 s doubling to a
+// minute, until it answers or the scheduler stops: a database that goes
+// away at 01:30 delays the run, it does not lose it. Without stopping
+// (RunNow) the first error is returned. An existing claim is logged as
+// "<job>.run already claimed" with its record and returned as is.
+func (s *Scheduler) claim(ctx context.Context, j *job, o Occurrence, stopping <-chan struct{}) (Record, error) {
+	backoff := time.Second
+	for {
+		rec, err := s.ledger.Claim(ctx, ClaimRequest{
+			Job: j.name, Period: o.Period, Owner: s.owner, Lease: j.cfg.lease, Retry: j.cfg.retry,
+		})
+		if err == nil {
+			return rec, nil
+		}
+		var ce *ClaimedError
+		if errors.As(err, &ce) {
+			e := ce.Existing
+			s.log.Info(j.name+".run already claimed", "job", j.name, "period", o.Period, "due", o.At,
+				"state", e.State.String(), "owner", e.Owner, "started", e.StartedAt,
+				"attempt", e.Attempt, "token", e.Token)
+			return Record{}, err
+		}
+		permanent := stopping == nil || errors.Is(err, ErrInvalidKey) || ctx.Err() != nil
+		if permanent {
+			s.log.Error(j.name+".run claim failed", "job", j.name, "period", o.Period, "due", o.At, "error", err)
+			return Record{}, err
+		}
+		s.log.Error(j.name+".run claim failed", "job", j.name, "period", o.Period, "due", o.At, "error", err, "retry_in", backoff)
+		if !s.sleep(backoff, stopping) {
+			return Record{}, err
+		}
+		backoff = min(2*backoff, time.Minute)
 	}
 }
 

@@ -348,3 +348,46 @@ func TestSynctest(t *testing.T) {
 		})
 	})
 }
+
+// flakyLedger is the real MemoryLedger behind a connection that refuses
+// the first n claims, as a database restarting at 01:30 would.
+type flakyLedger struct {
+	*dstsafe.MemoryLedger
+	mu    sync.Mutex
+	n     int
+	calls int
+}
+
+var errConnRefused = errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
+
+func (f *flakyLedger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	f.mu.Lock()
+	f.calls++
+	fail := f.calls <= f.n
+	f.mu.Unlock()
+	if fail {
+		return dstsafe.Record{}, errConnRefused
+	}
+	return f.MemoryLedger.Claim(ctx, req)
+}
+
+// A ledger that is unreachable when the run comes due delays the run (1 s,
+// 2 s, 4 s of backoff) but does not lose it, and it still runs once.
+// RunNow, for an operator at a terminal, reports the error at once.
+func TestLedgerDownAtDueTime(t *testing.T) {
+	chicago := zone(t, "America/Chicago")
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC))
+	ledger := &flakyLedger{MemoryLedger: dstsafe.NewMemoryLedger(clock), n: 3}
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
+	require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)), nop))
+	fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+	require.NoError(t, err)
+	dstsafetest.RequireFiresAt(t, fires, time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC), time.Date(2024, 11, 4, 7, 30, 0, 0, time.UTC))
+	require.Equal(t, 7*time.Second, fires[0].Started.Sub(fires[0].Due))
+	require.True(t, fires[1].Due.Equal(fires[1].Started), "the next run is on time")
+
+	ledger.mu.Lock()
+	ledger.n = ledger.calls + 1
+	ledger.mu.Unlock()
+	require.ErrorIs(t, s.RunNow(context.Background(), "billing", "2024-11-05T01:30:00"), errConnRefused)
+}
