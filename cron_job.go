@@ -22,7 +22,7 @@ func (c *Cron) withJobOptions(fold *FoldPolicy, gap *GapPolicy, key *PeriodKey) 
 		case f <= FoldBoth:
 			cc.fold = f
 		default:
-			return nil, fmt.Errorf("%w: unknown fold policy %d", ErrUnsupportedOption, f)
+			return nil, fmt.Errorf("%w: fold policy %d", ErrUnknownPolicy, f)
 		}
 	}
 	if gap != nil {
@@ -34,7 +34,7 @@ func (c *Cron) withJobOptions(fold *FoldPolicy, gap *GapPolicy, key *PeriodKey) 
 		case g <= GapSkip:
 			cc.gap = g
 		default:
-			return nil, fmt.Errorf("%w: unknown gap policy %d", ErrUnsupportedOption, g)
+			return nil, fmt.Errorf("%w: gap policy %d", ErrUnknownPolicy, g)
 		}
 	}
 	if key != nil {

@@ -147,8 +147,10 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 //
 // It returns a *JobError wrapping ErrInvalidJobName for an empty or
 // non-UTF-8 name, ErrDuplicateJob for a name already added, ErrNilSchedule,
-// ErrNilJobFunc, or ErrUnsupportedOption when WithJobFold or WithJobGap is
-// used with a schedule that is not a *Cron. Nothing is registered then.
+// ErrNilJobFunc, ErrUnsupportedOption when WithJobFold or WithJobGap is
+// used with a schedule that is not a *Cron (or an @every one), or
+// ErrUnknownPolicy for a policy value out of range. Nothing is registered
+// then.
 //
 // A schedule that is not an OccurrenceSchedule (a robfig/cron schedule,
 // say) works too: each instant it returns is keyed by its wall reading in

@@ -75,6 +75,8 @@ func TestAddErrors(t *testing.T) {
 		// A plain Schedule has no fold policy to override.
 		{"fold override on a plain schedule", "d", dstsafe.Schedule(plain{daily}), nop,
 			[]dstsafe.JobOption{dstsafe.WithJobFold(dstsafe.FoldBoth)}, dstsafe.ErrUnsupportedOption},
+		{"unknown fold policy", "f", daily, nop,
+			[]dstsafe.JobOption{dstsafe.WithJobFold(dstsafe.FoldPolicy(9))}, dstsafe.ErrUnknownPolicy},
 		// @every follows real time: fold and gap do not apply.
 		{"gap override on @every", "e", every, nop,
 			[]dstsafe.JobOption{dstsafe.WithJobGap(dstsafe.GapSkip)}, dstsafe.ErrUnsupportedOption},
