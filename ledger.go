@@ -3,7 +3,13 @@ package dstsafe
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // A Ledger records which logical periods of which jobs have been claimed,
@@ -18,6 +24,12 @@ import (
 // Both are compare-and-set on the token: once a period has been taken over,
 // the old holder gets ErrLeaseLost and its late result is never written.
 //
+// Every method refuses a bad job name, period or owner (empty, longer than
+// MaxKeyLen bytes, not UTF-8, containing NUL) with a *KeyError wrapping
+// ErrInvalidKey before touching storage, and an out-of-range argument
+// with an error wrapping ErrInvalidRequest. When ctx ends, the error
+// wraps ctx.Err() (errors.Is(err, context.Canceled)).
+//
 // Implementations: MemoryLedger here, sqlledger (SQLite, PostgreSQL) and
 // redisledger. All of them pass dstsafetest.RunLedgerTests.
 type Ledger interface {
@@ -25,6 +37,12 @@ type Ledger interface {
 	// error wrapping ErrAlreadyClaimed (a *ClaimedError carrying the
 	// existing record) when the period is running, succeeded or skipped, or
 	// when it failed or was abandoned and req.Retry does not allow a takeover.
+	//
+	// Any other error (the database went away mid-call) leaves it unknown
+	// whether the claim was made, as with any remote commit whose answer
+	// is lost. Claim again with the same Owner: a *ClaimedError whose
+	// Existing.Owner is yours and Existing.StartedAt is from your first
+	// try means the claim was yours.
 	Claim(ctx context.Context, req ClaimRequest) (Record, error)
 	// Heartbeat extends the lease of a running claim held with token to
 	// now+lease. ErrLeaseLost if the token no longer holds the period.
@@ -32,6 +50,9 @@ type Ledger interface {
 	// Finish ends a running claim held with token in state (StateSucceeded,
 	// StateFailed or StateSkipped), with reason kept for failures.
 	// ErrLeaseLost if the token no longer holds the period.
+	//
+	// The token fences, not the clock: a holder whose lease ran out but whose
+	// period nobody took over may still heartbeat or finish it.
 	Finish(ctx context.Context, job, period string, token int64, state State, reason string) (Record, error)
 	// Get returns the record of a period, ErrNotFound if it was never claimed.
 	Get(ctx context.Context, job, period string) (Record, error)
@@ -77,7 +98,8 @@ func (s State) String() string {
 }
 
 // Record is a ledger's row for one (job, period).
-// All instants are in UTC.
+// All instants are in UTC, truncated to microseconds (PostgreSQL's
+// precision), so that every backend reports the same values.
 type Record struct {
 	Job, Period string
 	State       State
@@ -90,7 +112,7 @@ type Record struct {
 	StartedAt  time.Time // when the current attempt was claimed
 	FinishedAt time.Time // zero while running
 	LeaseUntil time.Time // running claims: abandoned after this instant
-	Reason     string    // why it failed
+	Reason     string    // why it failed or was skipped, as given to Finish
 }
 
 // ClaimRequest asks a Ledger for a period.
@@ -129,8 +151,13 @@ var (
 	ErrLeaseLost = errors.New("dstsafe: lease lost")
 	// ErrNotFound: the period has no record.
 	ErrNotFound = errors.New("dstsafe: no record")
-	// ErrInvalidKey: an empty, over-long or non-UTF-8 job name, period or owner.
+	// ErrInvalidKey: an empty, over-long or non-UTF-8 job name, period or
+	// owner. The error is a *KeyError naming the field.
 	ErrInvalidKey = errors.New("dstsafe: invalid ledger key")
+	// ErrInvalidRequest: a ledger call with an argument that is not a key
+	// but is out of range: a negative lease or MaxAttempts, or Finish with a
+	// state other than succeeded, failed or skipped.
+	ErrInvalidRequest = errors.New("dstsafe: invalid ledger request")
 )
 
 // ClaimedError is returned by Claim when the period was claimed before.
@@ -147,3 +174,381 @@ func (e *ClaimedError) Error() string {
 
 // Unwrap returns ErrAlreadyClaimed.
 func (e *ClaimedError) Unwrap() error { return ErrAlreadyClaimed }
+
+// Limits on what a ledger stores. Every backend enforces them, so a key
+// that one backend accepts is accepted by all.
+const (
+	// MaxKeyLen is the longest job name, period or owner, in bytes.
+	MaxKeyLen = 255
+	// MaxReasonLen is the longest failure reason kept, in bytes; longer
+	// reasons are cut at a rune boundary (see NormalizeReason).
+	MaxReasonLen = 4096
+)
+
+// KeyError reports a job name, period, owner or List bound that a ledger
+// refuses. errors.Is(err, ErrInvalidKey) reports true for it.
+type KeyError struct {
+	Field  string // "job", "period", "owner", "from" or "to"
+	Value  string // the value as given (possibly not UTF-8)
+	Reason string // "empty", "longer than 255 bytes", ...
+}
+
+func (e *KeyError) Error() string {
+	return fmt.Sprintf("dstsafe: invalid ledger key: %s %q: %s", e.Field, e.Value, e.Reason)
+}
+
+// Unwrap returns ErrInvalidKey.
+func (e *KeyError) Unwrap() error { return ErrInvalidKey }
+
+// ValidateKey checks a job name, period or owner: non-empty, at most
+// MaxKeyLen bytes, valid UTF-8 and free of NUL bytes (PostgreSQL's text type
+// cannot hold NUL). field names the argument in the error, a *KeyError
+// wrapping ErrInvalidKey. Backends call it before touching storage.
+func ValidateKey(field, s string) error {
+	switch {
+	case s == "":
+		return &KeyError{Field: field, Value: s, Reason: "empty"}
+	case len(s) > MaxKeyLen:
+		return &KeyError{Field: field, Value: s, Reason: fmt.Sprintf("longer than %d bytes", MaxKeyLen)}
+	}
+	return validateText(field, s)
+}
+
+// ValidateBound checks a List bound: like ValidateKey, except that empty
+// means open and the length is not limited.
+func ValidateBound(field, s string) error {
+	return validateText(field, s)
+}
+
+func validateText(field, s string) error {
+	if !utf8.ValidString(s) {
+		return &KeyError{Field: field, Value: s, Reason: "not valid UTF-8"}
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return &KeyError{Field: field, Value: s, Reason: "contains a NUL byte"}
+	}
+	return nil
+}
+
+// Validate checks a claim request: keys by ValidateKey, a lease and a
+// MaxAttempts that are not negative. Errors wrap ErrInvalidKey or
+// ErrInvalidRequest.
+func (r ClaimRequest) Validate() error {
+	if err := ValidateKeys(r.Job, r.Period); err != nil {
+		return err
+	}
+	if err := ValidateKey("owner", r.Owner); err != nil {
+		return err
+	}
+	if _, err := EffectiveLease(r.Lease); err != nil {
+		return err
+	}
+	if r.Retry.MaxAttempts < 0 {
+		return fmt.Errorf("%w: negative Retry.MaxAttempts %d", ErrInvalidRequest, r.Retry.MaxAttempts)
+	}
+	return nil
+}
+
+// ValidateKeys checks a job name and a period with ValidateKey.
+func ValidateKeys(job, period string) error {
+	if err := ValidateKey("job", job); err != nil {
+		return err
+	}
+	return ValidateKey("period", period)
+}
+
+// EffectiveLease returns the lease a claim or heartbeat asking for d gets:
+// DefaultLease for zero, d itself when positive, and an error wrapping
+// ErrInvalidRequest when negative. Leases below a microsecond round up to
+// one, since instants are kept to microseconds.
+func EffectiveLease(d time.Duration) (time.Duration, error) {
+	switch {
+	case d < 0:
+		return 0, fmt.Errorf("%w: negative lease %v", ErrInvalidRequest, d)
+	case d == 0:
+		return DefaultLease, nil
+	case d < time.Microsecond:
+		return time.Microsecond, nil
+	}
+	return d.Truncate(time.Microsecond), nil
+}
+
+// ValidateFinishState reports an error wrapping ErrInvalidRequest unless s
+// is a state a run can finish in: StateSucceeded, StateFailed, StateSkipped.
+func ValidateFinishState(s State) error {
+	switch s {
+	case StateSucceeded, StateFailed, StateSkipped:
+		return nil
+	}
+	return fmt.Errorf("%w: cannot finish in state %s (%d)", ErrInvalidRequest, s, uint8(s))
+}
+
+// NormalizeReason returns the reason a ledger stores for Finish: invalid
+// UTF-8 replaced by U+FFFD, NUL bytes dropped, cut to MaxReasonLen bytes at
+// a rune boundary. A result is never refused for its reason.
+func NormalizeReason(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\x00", "")
+	if len(s) <= MaxReasonLen {
+		return s
+	}
+	cut := MaxReasonLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// LedgerTime returns t as ledgers store it: in UTC, truncated to
+// microseconds, without a monotonic clock reading.
+func LedgerTime(t time.Time) time.Time {
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// StateAt returns the state of r at instant now: StateAbandoned for a
+// running record whose lease ended before now, r.State otherwise.
+// Backends store StateRunning and report StateAbandoned through it.
+func (r Record) StateAt(now time.Time) State {
+	if r.State == StateRunning && now.After(r.LeaseUntil) {
+		return StateAbandoned
+	}
+	return r.State
+}
+
+// Allows reports whether p lets a new claim take over existing, whose
+// State is already derived (see Record.StateAt): it must be failed with
+// p.Failed or abandoned with p.Abandoned, and have used fewer than
+// p.MaxAttempts attempts. Running, succeeded and skipped periods are never
+// taken over.
+func (p RetryPolicy) Allows(existing Record) bool {
+	switch existing.State {
+	case StateFailed:
+		if !p.Failed {
+			return false
+		}
+	case StateAbandoned:
+		if !p.Abandoned {
+			return false
+		}
+	default:
+		return false
+	}
+	return existing.Attempt < p.MaxAttempts
+}
+
+// LeaseLost returns the error Heartbeat and Finish report when token no
+// longer holds the period whose record is cur: it wraps ErrLeaseLost and
+// names the current token and state.
+func LeaseLost(cur Record, token int64) error {
+	return fmt.Errorf("%w: job %q period %q: token %d does not hold it (token %d, %s, owner %q)",
+		ErrLeaseLost, cur.Job, cur.Period, token, cur.Token, cur.State, cur.Owner)
+}
+
+// NotFound returns the error wrapping ErrNotFound for a period without a record.
+func NotFound(job, period string) error {
+	return fmt.Errorf("%w: job %q period %q", ErrNotFound, job, period)
+}
+
+// MemoryLedger is a Ledger held in memory: for tests, examples and
+// single-process services. Its records live as long as it does. It is safe
+// for concurrent use; claims of one period are serialised, so of many
+// concurrent claims exactly one wins. Leases are measured by its Clock, so a
+// *clockwork.FakeClock makes a claim abandoned by Advance.
+//
+// The zero value is not usable: call NewMemoryLedger.
+type MemoryLedger struct {
+	clock  Clock
+	seed   maphash.Seed
+	shards [memShards]memShard
+}
+
+// memShards spreads periods over locks, so that workers claiming different
+// periods rarely wait for each other.
+const memShards = 64
+
+type memShard struct {
+	mu   sync.RWMutex
+	jobs map[string]map[string]*Record // job -> period -> record
+	_    [32]byte                      // keep shards' locks on separate cache lines
+}
+
+var _ Ledger = (*MemoryLedger)(nil)
+
+// NewMemoryLedger returns an empty MemoryLedger that reads time from clock,
+// or from RealClock when clock is nil.
+func NewMemoryLedger(clock Clock) *MemoryLedger {
+	if clock == nil {
+		clock = RealClock()
+	}
+	m := &MemoryLedger{clock: clock, seed: maphash.MakeSeed()}
+	for i := range m.shards {
+		m.shards[i].jobs = make(map[string]map[string]*Record)
+	}
+	return m
+}
+
+func (m *MemoryLedger) now() time.Time { return LedgerTime(m.clock.Now()) }
+
+func (m *MemoryLedger) shard(period string) *memShard {
+	return &m.shards[maphash.String(m.seed, period)%memShards]
+}
+
+// Claim implements Ledger. A failed or abandoned period is taken over only
+// when req.Retry allows it (RetryPolicy.Allows); the takeover bumps Token and
+// Attempt, so the previous holder's Heartbeat and Finish get ErrLeaseLost.
+// ctx is only checked on entry: a memory claim does not block.
+func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return Record{}, err
+	}
+	lease, _ := EffectiveLease(req.Lease)
+	sh := m.shard(req.Period)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	now := m.now()
+	periods := sh.jobs[req.Job]
+	if periods == nil {
+		periods = make(map[string]*Record)
+		sh.jobs[req.Job] = periods
+	}
+	r := periods[req.Period]
+	if r == nil {
+		r = &Record{Job: req.Job, Period: req.Period}
+		periods[req.Period] = r
+	} else {
+		cur := *r
+		cur.State = cur.StateAt(now)
+		if !req.Retry.Allows(cur) {
+			return Record{}, &ClaimedError{Existing: cur}
+		}
+	}
+	r.State = StateRunning
+	r.Owner = req.Owner
+	r.Token++
+	r.Attempt++
+	r.StartedAt = now
+	r.FinishedAt = time.Time{}
+	r.LeaseUntil = now.Add(lease)
+	r.Reason = ""
+	return *r, nil
+}
+
+// holder returns the stored record of a period held with token, for
+// Heartbeat and Finish, under the shard's lock.
+func (m *MemoryLedger) holder(sh *memShard, job, period string, token int64) (*Record, error) {
+	r := sh.jobs[job][period]
+	if r == nil {
+		return nil, NotFound(job, period)
+	}
+	if r.Token != token || r.State != StateRunning {
+		cur := *r
+		cur.State = cur.StateAt(m.now())
+		return nil, LeaseLost(cur, token)
+	}
+	return r, nil
+}
+
+// Heartbeat implements Ledger. A zero lease means DefaultLease.
+func (m *MemoryLedger) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (Record, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, err
+	}
+	if err := ValidateKeys(job, period); err != nil {
+		return Record{}, err
+	}
+	lease, err := EffectiveLease(lease)
+	if err != nil {
+		return Record{}, err
+	}
+	sh := m.shard(period)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	r, err := m.holder(sh, job, period, token)
+	if err != nil {
+		return Record{}, err
+	}
+	r.LeaseUntil = m.now().Add(lease)
+	return *r, nil
+}
+
+// Finish implements Ledger. The reason is stored as NormalizeReason(reason).
+func (m *MemoryLedger) Finish(ctx context.Context, job, period string, token int64, state State, reason string) (Record, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, err
+	}
+	if err := ValidateKeys(job, period); err != nil {
+		return Record{}, err
+	}
+	if err := ValidateFinishState(state); err != nil {
+		return Record{}, err
+	}
+	sh := m.shard(period)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	r, err := m.holder(sh, job, period, token)
+	if err != nil {
+		return Record{}, err
+	}
+	r.State = state
+	r.FinishedAt = m.now()
+	r.Reason = NormalizeReason(reason)
+	return *r, nil
+}
+
+// Get implements Ledger.
+func (m *MemoryLedger) Get(ctx context.Context, job, period string) (Record, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, err
+	}
+	if err := ValidateKeys(job, period); err != nil {
+		return Record{}, err
+	}
+	sh := m.shard(period)
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	r := sh.jobs[job][period]
+	if r == nil {
+		return Record{}, NotFound(job, period)
+	}
+	cur := *r
+	cur.State = cur.StateAt(m.now())
+	return cur, nil
+}
+
+// List implements Ledger. It returns an empty slice, not an error, for a
+// job without records or a range without periods. It is not a snapshot:
+// records claimed while it runs may be missing.
+func (m *MemoryLedger) List(ctx context.Context, job, from, to string) ([]Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := ValidateKey("job", job); err != nil {
+		return nil, err
+	}
+	if err := ValidateBound("from", from); err != nil {
+		return nil, err
+	}
+	if err := ValidateBound("to", to); err != nil {
+		return nil, err
+	}
+	now := m.now()
+	out := []Record{}
+	for i := range m.shards {
+		sh := &m.shards[i]
+		sh.mu.RLock()
+		for p, r := range sh.jobs[job] {
+			if (from != "" && p < from) || (to != "" && p >= to) {
+				continue
+			}
+			cur := *r
+			cur.State = cur.StateAt(now)
+			out = append(out, cur)
+		}
+		sh.mu.RUnlock()
+	}
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Period, b.Period) })
+	return out, nil
+}
