@@ -20,10 +20,16 @@ import (
 // every scheduled run takes) with 1 and 8 concurrent workers, and reports
 // claims/s. Target on the project's 2-core machine: >= 20,000/s at 8.
 func BenchmarkClaim(b *testing.B) {
-	for _, workers := range []int{1, 8} {
-		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			benchClaims(b, workers, func(i int64) string { return fmt.Sprintf("p%09d", i) }, nil)
-		})
+	for _, ap := range []bool{false, true} {
+		for _, workers := range []int{1, 8} {
+			b.Run(fmt.Sprintf("autopipeline=%v/workers=%d", ap, workers), func(b *testing.B) {
+				var opts []redisledger.Option
+				if ap {
+					opts = append(opts, redisledger.WithAutoPipeline())
+				}
+				benchClaims(b, workers, func(i int64) string { return fmt.Sprintf("p%09d", i) }, nil, opts...)
+			})
+		}
 	}
 }
 
@@ -38,10 +44,10 @@ func BenchmarkClaimRefused(b *testing.B) {
 	}
 }
 
-func benchClaims(b *testing.B, workers int, period func(int64) string, wantErr error) {
+func benchClaims(b *testing.B, workers int, period func(int64) string, wantErr error, opts ...redisledger.Option) {
 	c := testClient(b)
-	l := redisledger.New(c, redisledger.WithKeyPrefix(testPrefix(b, c)),
-		redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart)))
+	l := redisledger.New(c, append([]redisledger.Option{redisledger.WithKeyPrefix(testPrefix(b, c)),
+		redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart))}, opts...)...)
 	ctx := context.Background()
 	if wantErr != nil {
 		if _, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "bench", Period: period(0), Owner: "first"}); err != nil {

@@ -13,26 +13,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Ledger is a dstsafe.Ledger kept in Redis. It is safe for concurrent use by
+// Ledger is a dstsafe.Ledger kept in Redis (see the package doc for the
+// key layout and the durability it needs). It is safe for concurrent use by
 // any number of goroutines and processes sharing the Redis database.
-//
-// Each (job, period) is one string key holding the record as JSON, created
-// with SET NX, plus one sorted set per job indexing its periods for List:
-//
-//	dstsafe:{7:billing}:run:2024-11-03   {"job":"billing","period":"2024-11-03","state":"running",...}
-//	dstsafe:{7:billing}:periods          ZSET of period keys, all at score 0
-//
-// The job name is length-prefixed, so no two (job, period) pairs share a
-// key, and it sits in a hash tag, so a job's keys share one Redis Cluster
-// slot.
-//
-// Succeeded records never expire unless WithFinishedTTL says so: see its
-// warning. The Ledger is only as durable as the Redis server: a claim that
-// Redis acknowledged and then lost (no AOF, a failover to a replica that had
-// not received it) can be claimed again. Run Redis with appendonly yes and
-// appendfsync always (or everysec, accepting up to a second of claims).
+// Succeeded records never expire unless WithFinishedTTL says so.
 type Ledger struct {
-	client      redis.UniversalClient
+	client      commander
 	clock       dstsafe.Clock
 	prefix      string
 	finishedTTL time.Duration
@@ -53,7 +39,23 @@ func New(client redis.UniversalClient, opts ...Option) *Ledger {
 	if c.clock == nil {
 		c.clock = dstsafe.RealClock()
 	}
-	return &Ledger{client: client, clock: c.clock, prefix: c.prefix, finishedTTL: c.finishedTTL}
+	l := &Ledger{client: client, clock: c.clock, prefix: c.prefix, finishedTTL: c.finishedTTL}
+	if c.autoPipeline {
+		if ap, err := client.AutoPipeline(); err == nil {
+			l.client = ap
+		}
+	}
+	return l
+}
+
+// commander is what the Ledger needs of a client: *redis.Client,
+// *redis.ClusterClient, *redis.Ring and *redis.AutoPipeliner all have it.
+type commander interface {
+	redis.Scripter
+	Get(ctx context.Context, key string) *redis.StringCmd
+	MGet(ctx context.Context, keys ...string) *redis.SliceCmd
+	ZRangeByLex(ctx context.Context, key string, opt *redis.ZRangeBy) *redis.StringSliceCmd
+	ZRem(ctx context.Context, key string, members ...any) *redis.IntCmd
 }
 
 // maxSwaps bounds the compare-and-set rounds of one call. Each lost round

@@ -18,12 +18,21 @@ import (
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
-// The shared conformance suite, every subtest under its own key prefix.
+// The shared conformance suite, every subtest under its own key prefix,
+// with commands sent one by one and through go-redis's autopipeline.
 func TestLedgerConformance(t *testing.T) {
 	c := testClient(t)
-	dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
-		return redisledger.New(c, redisledger.WithKeyPrefix(testPrefix(t, c)), redisledger.WithClock(clock))
-	})
+	for name, opts := range map[string][]redisledger.Option{
+		"direct":       nil,
+		"autopipeline": {redisledger.WithAutoPipeline()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+				opts := append([]redisledger.Option{redisledger.WithKeyPrefix(testPrefix(t, c)), redisledger.WithClock(clock)}, opts...)
+				return redisledger.New(c, opts...)
+			})
+		})
+	}
 }
 
 // newTestLedger returns a ledger with its own prefix and a fake clock at

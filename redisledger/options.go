@@ -10,9 +10,10 @@ import (
 type Option func(*config)
 
 type config struct {
-	prefix      string
-	clock       dstsafe.Clock
-	finishedTTL time.Duration
+	prefix       string
+	clock        dstsafe.Clock
+	finishedTTL  time.Duration
+	autoPipeline bool
 }
 
 // DefaultKeyPrefix is the prefix of every key a Ledger writes unless
@@ -51,4 +52,15 @@ func WithClock(clock dstsafe.Clock) Option {
 // (catch-up after an outage, a replayed queue). A ttl <= 0 means no expiry.
 func WithFinishedTTL(ttl time.Duration) Option {
 	return func(c *config) { c.finishedTTL = ttl }
+}
+
+// WithAutoPipeline sends the Ledger's commands through the client's
+// AutoPipeline, which merges the commands of concurrent callers into one
+// pipeline per round trip: several times the claims per second when many
+// goroutines claim at once, at the cost of go-redis's experimental
+// autopipelining (a batch that fails on a network error is retried whole;
+// every ledger command is safe to repeat). Clients without it (a
+// *redis.Ring) are used directly. Defaults to off.
+func WithAutoPipeline() Option {
+	return func(c *config) { c.autoPipeline = true }
 }
