@@ -55,7 +55,6 @@ type commander interface {
 	Get(ctx context.Context, key string) *redis.StringCmd
 	MGet(ctx context.Context, keys ...string) *redis.SliceCmd
 	ZRangeByLex(ctx context.Context, key string, opt *redis.ZRangeBy) *redis.StringSliceCmd
-	ZRem(ctx context.Context, key string, members ...any) *redis.IntCmd
 }
 
 // maxSwaps bounds the compare-and-set rounds of one call. Each lost round
@@ -265,7 +264,7 @@ func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Reco
 	if to != "" {
 		hi = "(" + to
 	}
-	var gone []any
+	var gone []string // periods whose record is gone
 	for {
 		periods, err := l.client.ZRangeByLex(ctx, idx, &redis.ZRangeBy{Min: lo, Max: hi, Count: listPage}).Result()
 		if err != nil {
@@ -303,11 +302,16 @@ func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Reco
 		lo = "(" + periods[len(periods)-1]
 	}
 	if len(gone) > 0 {
-		// Best effort: a failure here only leaves dead index entries that
-		// the next List skips again. A claim re-creating one of these
-		// periods re-adds it after writing the record (in one script), so
-		// at worst it is missing from this one List.
-		_ = l.client.ZRem(ctx, idx, gone...).Err()
+		// Best effort: a failure only leaves index entries that the next
+		// List skips again.
+		keys := make([]string, 0, len(gone)+1)
+		args := make([]any, len(gone))
+		keys = append(keys, idx)
+		for i, p := range gone {
+			keys = append(keys, l.recordKey(job, p))
+			args[i] = p
+		}
+		_ = pruneScript.Run(ctx, l.client, keys, args...).Err()
 	}
 	return out, nil
 }

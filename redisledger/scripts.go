@@ -31,7 +31,8 @@ return {0, cur}
 
 // swapScript replaces a record if it is still exactly the expected one:
 // takeover, heartbeat and finish are all this compare-and-set on the
-// fencing token and everything else the decision was based on.
+// fencing token and everything else the decision was based on. It indexes
+// the period again (a no-op unless the index entry was lost).
 //
 //	KEYS[1] record key, KEYS[2] the job's period index
 //	ARGV[1] expected record, ARGV[2] new record, ARGV[3] period,
@@ -58,4 +59,23 @@ else
 end
 redis.call('ZADD', KEYS[2], 0, ARGV[3])
 return {1}
+`)
+
+// pruneScript drops from a job's index the periods whose record is gone
+// (expired by a finished TTL), checking each record in the same atomic
+// step, so that a claim re-creating one of them in the meantime keeps its
+// index entry.
+//
+//	KEYS[1] the job's period index, KEYS[i+1] the record key of ARGV[i]
+//	ARGV periods
+//
+// Returns how many were dropped.
+var pruneScript = redis.NewScript(`
+local n = 0
+for i, period in ipairs(ARGV) do
+	if redis.call('EXISTS', KEYS[i + 1]) == 0 then
+		n = n + redis.call('ZREM', KEYS[1], period)
+	end
+end
+return n
 `)
