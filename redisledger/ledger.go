@@ -17,6 +17,7 @@ import (
 // key layout and the durability it needs). It is safe for concurrent use by
 // any number of goroutines and processes sharing the Redis database.
 // Succeeded records never expire unless WithFinishedTTL says so.
+// The zero value is not usable: call New.
 type Ledger struct {
 	client      commander
 	clock       dstsafe.Clock
@@ -102,7 +103,7 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 			err error
 		)
 		if cur == nil {
-			ok, cur, err = l.create(ctx, key, idx, encode(next, newClaimID()), next)
+			ok, cur, err = l.create(ctx, key, idx, next)
 		} else {
 			existing := cur.rec
 			existing.State = existing.StateAt(now)
@@ -112,7 +113,7 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 			next.Token, next.Attempt = cur.rec.Token+1, cur.rec.Attempt+1
 			// A nil cur after a lost swap: the record vanished under us
 			// (its finished TTL ran out): the next round creates it.
-			ok, cur, err = l.swap(ctx, "claim", key, idx, cur.raw, encode(next, newClaimID()), next)
+			ok, cur, err = l.swap(ctx, "claim", key, idx, cur.raw, next, newClaimID())
 		}
 		if err != nil {
 			return dstsafe.Record{}, err
@@ -195,7 +196,7 @@ func (l *Ledger) transition(ctx context.Context, op, job, period string, token i
 			return dstsafe.Record{}, dstsafe.LeaseLost(lost, token)
 		}
 		next := change(cur.rec, now)
-		ok, again, err := l.swap(ctx, op, key, idx, cur.raw, encode(next, cur.claim), next)
+		ok, again, err := l.swap(ctx, op, key, idx, cur.raw, next, cur.claim)
 		if err != nil {
 			return dstsafe.Record{}, err
 		}
@@ -349,9 +350,13 @@ func (l *Ledger) get(ctx context.Context, op, key, job, period string) (entry, e
 	return decode(key, raw)
 }
 
-// create stores a new record with SET NX. It reports whether it did, and
-// if not, the record that is there.
-func (l *Ledger) create(ctx context.Context, key, idx, raw string, rec dstsafe.Record) (bool, *entry, error) {
+// create stores rec, a new claim, with SET NX. It reports whether it did,
+// and if not, the record that is there.
+func (l *Ledger) create(ctx context.Context, key, idx string, rec dstsafe.Record) (bool, *entry, error) {
+	raw, err := encode(rec, newClaimID())
+	if err != nil {
+		return false, nil, err
+	}
 	res, err := claimScript.Run(ctx, l.client, []string{key, idx}, raw, rec.Period).Slice()
 	if err != nil {
 		return false, nil, l.wrap("claim", rec.Job, rec.Period, err)
@@ -359,10 +364,15 @@ func (l *Ledger) create(ctx context.Context, key, idx, raw string, rec dstsafe.R
 	return l.outcome(key, res)
 }
 
-// swap replaces the record at key with next if it is still raw. It reports
-// whether it did, and if not, the record that is there now (nil if none).
-// Finished records get the finished TTL, if one is set.
-func (l *Ledger) swap(ctx context.Context, op, key, idx, raw, next string, rec dstsafe.Record) (bool, *entry, error) {
+// swap replaces the record at key with rec, written by claim, if the
+// stored one is still raw. It reports whether it did, and if not, the
+// record that is there now (nil if none). Finished records get the
+// finished TTL, if one is set.
+func (l *Ledger) swap(ctx context.Context, op, key, idx, raw string, rec dstsafe.Record, claim string) (bool, *entry, error) {
+	next, err := encode(rec, claim)
+	if err != nil {
+		return false, nil, err
+	}
 	ttl := int64(0)
 	if l.finishedTTL > 0 && rec.State != dstsafe.StateRunning {
 		ttl = max(l.finishedTTL.Milliseconds(), 1)

@@ -313,3 +313,20 @@ func TestNewPanicsOnNil(t *testing.T) {
 		}()
 	}
 }
+
+// A clock past year 9999 (a broken NTP source, a test clock advanced too
+// far) cannot be written as RFC 3339: the claim fails with an error
+// instead of panicking, and nothing is stored.
+func TestClockOutOfRange(t *testing.T) {
+	c := testClient(t)
+	prefix := testPrefix(t, c)
+	clock := clockwork.NewFakeClockAt(time.Date(9999, 12, 31, 23, 59, 0, 0, time.UTC))
+	l := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
+	ctx := context.Background()
+	_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w", Lease: time.Hour})
+	if err == nil || errors.Is(err, dstsafe.ErrAlreadyClaimed) {
+		t.Fatalf("claim with a lease past year 9999: %v, want an encoding error", err)
+	}
+	_, err = l.Get(ctx, "billing", "2024-11-03")
+	isErr(t, err, dstsafe.ErrNotFound, "Get after the failed claim")
+}

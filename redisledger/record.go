@@ -56,7 +56,9 @@ type entry struct {
 	claim string
 }
 
-func encode(r dstsafe.Record, claim string) string {
+// encode returns the stored form of r. It fails only for instants that
+// JSON cannot hold (years outside 0-9999, from a broken Clock).
+func encode(r dstsafe.Record, claim string) (string, error) {
 	s := stored{
 		Job:        r.Job,
 		Period:     r.Period,
@@ -72,11 +74,9 @@ func encode(r dstsafe.Record, claim string) string {
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
-		// Only strings, integers and UTC instants of a clock: cannot fail
-		// unless the clock returns a year outside [0, 9999].
-		panic("redisledger: encoding record: " + err.Error())
+		return "", fmt.Errorf("redisledger: encoding record of %q %q: %w", r.Job, r.Period, err)
 	}
-	return string(b)
+	return string(b), nil
 }
 
 func decode(key, raw string) (entry, error) {
