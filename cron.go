@@ -573,7 +573,12 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 	if tmin >= hi-2*secondsPerDay {
 		at, off, hi = scanZone(c.loc, tmin-2*secondsPerDay, tmin+400*secondsPerDay)
 	}
-	j := periodIndex(at, tmin)
+	var j int
+	if len(at) == len(z.at) && &at[0] == &z.at[0] {
+		j = z.period(tmin)
+	} else {
+		j = periodIndex(at, tmin)
+	}
 	ps := at[j]
 	var memo matchMemo
 	for tmin <= maxCronUnix {
@@ -644,9 +649,12 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 			if hi == math.MaxInt64 {
 				return Occurrence{}, false, false
 			}
+			// Scan on from a little before, so that a transition just
+			// before the old table's end still marks its fold or gap.
 			start := hi
-			at, off, hi = scanZone(c.loc, start, start+400*secondsPerDay)
-			j, ps = 0, start
+			at, off, hi = scanZone(c.loc, start-2*secondsPerDay, start+400*secondsPerDay)
+			j = periodIndex(at, start)
+			ps = at[j]
 			tmin = max(tmin, start)
 			continue
 		}
