@@ -35,10 +35,12 @@ type CorruptRecordError struct {
 	Err error
 }
 
+// Error names the key and what is wrong with its value.
 func (e *CorruptRecordError) Error() string {
 	return "redisledger: corrupt record at key " + strconv.Quote(e.Key) + ": " + e.Err.Error()
 }
 
+// Unwrap returns the decoding error.
 func (e *CorruptRecordError) Unwrap() error { return e.Err }
 
 var stateNames = map[string]dstsafe.State{
