@@ -651,8 +651,7 @@ func TestNextAcrossTableSeamAtFold(t *testing.T) {
 		loc, err := time.LoadLocationFromTZData("America/Chicago", data)
 		require.NoError(t, err)
 		at, off, hi := scanZone(loc, math.MinInt64/4, mustTime(t, seam).Unix())
-		z := &zoneTable{loc: loc, at: at, off: off, hi: hi}
-		z.buildIndex()
+		z := newZoneTable(loc, at, off, hi)
 		tablesMu.Lock()
 		storeTableLocked(z, tables.Load())
 		tablesMu.Unlock()
