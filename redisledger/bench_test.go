@@ -1,0 +1,85 @@
+package redisledger_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/redisledger"
+)
+
+// BenchmarkClaim measures fresh claims (each of a new period, the path
+// every scheduled run takes) with 1 and 8 concurrent workers, and reports
+// claims/s. Target on the project's 2-core machine: >= 20,000/s at 8.
+func BenchmarkClaim(b *testing.B) {
+	for _, ap := range []bool{false, true} {
+		for _, workers := range []int{1, 8} {
+			b.Run(fmt.Sprintf("autopipeline=%v/workers=%d", ap, workers), func(b *testing.B) {
+				var opts []redisledger.Option
+				if ap {
+					opts = append(opts, redisledger.WithAutoPipeline())
+				}
+				benchClaims(b, workers, func(i int64) string { return fmt.Sprintf("p%09d", i) }, nil, opts...)
+			})
+		}
+	}
+}
+
+// BenchmarkClaimRefused measures claims of a period that is already
+// claimed (the path every replica but one takes at 01:30): each returns
+// ErrAlreadyClaimed with the existing record.
+func BenchmarkClaimRefused(b *testing.B) {
+	for _, workers := range []int{1, 8} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			benchClaims(b, workers, func(int64) string { return "2024-11-03" }, dstsafe.ErrAlreadyClaimed)
+		})
+	}
+}
+
+func benchClaims(b *testing.B, workers int, period func(int64) string, wantErr error, opts ...redisledger.Option) {
+	c := testClient(b)
+	l := redisledger.New(c, append([]redisledger.Option{redisledger.WithKeyPrefix(testPrefix(b, c)),
+		redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart))}, opts...)...)
+	ctx := context.Background()
+	if wantErr != nil {
+		if _, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "bench", Period: period(0), Owner: "first"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		firstErr atomic.Pointer[error]
+	)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for w := range workers {
+		wg.Go(func() {
+			owner := fmt.Sprint("w", w)
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "bench", Period: period(i), Owner: owner})
+				if (wantErr == nil && err != nil) || (wantErr != nil && !errors.Is(err, wantErr)) {
+					firstErr.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	if err := firstErr.Load(); err != nil {
+		b.Fatalf("claim: %v", *err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
+}

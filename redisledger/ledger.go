@@ -1,0 +1,425 @@
+package redisledger
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/redis/go-redis/v9"
+)
+
+// Ledger is a dstsafe.Ledger kept in Redis (see the package doc for the
+// key layout and the durability it needs). It is safe for concurrent use by
+// any number of goroutines and processes sharing the Redis database.
+// Succeeded records never expire unless WithFinishedTTL says so.
+// The zero value is not usable: call New.
+type Ledger struct {
+	client      commander
+	clock       dstsafe.Clock
+	prefix      string
+	finishedTTL time.Duration
+}
+
+var _ dstsafe.Ledger = (*Ledger)(nil)
+
+// New returns a Ledger that keeps its records in client's database.
+// A nil client panics.
+func New(client redis.UniversalClient, opts ...Option) *Ledger {
+	if client == nil {
+		panic("redisledger: New(nil client)")
+	}
+	c := config{prefix: DefaultKeyPrefix}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.clock == nil {
+		c.clock = dstsafe.RealClock()
+	}
+	l := &Ledger{client: client, clock: c.clock, prefix: c.prefix, finishedTTL: c.finishedTTL}
+	if c.autoPipeline {
+		if ap, err := client.AutoPipeline(); err == nil {
+			l.client = ap
+		}
+	}
+	return l
+}
+
+// commander is what the Ledger needs of a client: *redis.Client,
+// *redis.ClusterClient, *redis.Ring and *redis.AutoPipeliner all have it.
+type commander interface {
+	redis.Scripter
+	Get(ctx context.Context, key string) *redis.StringCmd
+	MGet(ctx context.Context, keys ...string) *redis.SliceCmd
+	ZRangeByLex(ctx context.Context, key string, opt *redis.ZRangeBy) *redis.StringSliceCmd
+}
+
+// maxSwaps bounds the compare-and-set rounds of one call. Each lost round
+// means another caller changed the record in between, and a record changes
+// a handful of times in its life, so only a pathological storm of
+// heartbeats on one period can exhaust it (ErrContended).
+const maxSwaps = 100
+
+// ErrContended: a call lost its compare-and-set maxSwaps times in a row
+// because other callers kept changing the record. Nothing was written; the
+// call may be retried.
+var ErrContended = errors.New("redisledger: record contended")
+
+// Claim claims (req.Job, req.Period) as dstsafe.Ledger describes: SET NX of
+// a running record for a new period; for a failed or abandoned one, a
+// takeover when req.Retry allows it (dstsafe.RetryPolicy.Allows),
+// compare-and-set on the record it decided on. Otherwise an error wrapping
+// dstsafe.ErrAlreadyClaimed, a *dstsafe.ClaimedError with the record as of
+// the Clock's now. Bad keys wrap dstsafe.ErrInvalidKey, a negative lease or
+// MaxAttempts dstsafe.ErrInvalidRequest.
+//
+// When Redis fails (or ctx ends) the error wraps the client's, and the claim
+// may or may not have been recorded: a later Claim tells which
+// (ErrAlreadyClaimed with this owner). A claim is never recorded twice, and
+// a client-side retry of a claim whose reply was lost recognises its own
+// write (each claim carries a random id) instead of locking itself out.
+func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	if err := ctx.Err(); err != nil {
+		return dstsafe.Record{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return dstsafe.Record{}, err
+	}
+	lease, _ := dstsafe.EffectiveLease(req.Lease)
+	key, idx := l.recordKey(req.Job, req.Period), l.indexKey(req.Job)
+	var cur *entry // nil: no record (yet)
+	for range maxSwaps {
+		now := l.now()
+		next := dstsafe.Record{
+			Job: req.Job, Period: req.Period, State: dstsafe.StateRunning, Owner: req.Owner,
+			Token: 1, Attempt: 1, StartedAt: now, LeaseUntil: now.Add(lease),
+		}
+		var (
+			ok  bool
+			err error
+		)
+		if cur == nil {
+			ok, cur, err = l.create(ctx, key, idx, next)
+		} else {
+			existing := cur.rec
+			existing.State = existing.StateAt(now)
+			if !req.Retry.Allows(existing) {
+				return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: existing}
+			}
+			next.Token, next.Attempt = cur.rec.Token+1, cur.rec.Attempt+1
+			// A nil cur after a lost swap: the record vanished under us
+			// (its finished TTL ran out): the next round creates it.
+			ok, cur, err = l.swap(ctx, "claim", key, idx, cur.raw, next, newClaimID())
+		}
+		if err != nil {
+			return dstsafe.Record{}, err
+		}
+		if ok {
+			return next, nil
+		}
+	}
+	return dstsafe.Record{}, l.contended("claim", req.Job, req.Period)
+}
+
+// Heartbeat extends the lease of the running claim held with token to the
+// Clock's now plus lease (dstsafe.DefaultLease if lease is zero). The token
+// fences, not the clock: a holder whose lease ran out may still heartbeat
+// as long as nobody took the period over. It fails with dstsafe.ErrLeaseLost
+// if token no longer holds the period or the period is no longer running,
+// with dstsafe.ErrNotFound if it was never claimed.
+func (l *Ledger) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (dstsafe.Record, error) {
+	if err := ctx.Err(); err != nil {
+		return dstsafe.Record{}, err
+	}
+	if err := dstsafe.ValidateKeys(job, period); err != nil {
+		return dstsafe.Record{}, err
+	}
+	lease, err := dstsafe.EffectiveLease(lease)
+	if err != nil {
+		return dstsafe.Record{}, err
+	}
+	return l.transition(ctx, "heartbeat", job, period, token, func(r dstsafe.Record, now time.Time) dstsafe.Record {
+		r.LeaseUntil = now.Add(lease)
+		return r
+	})
+}
+
+// Finish ends the running claim held with token in state, which must be
+// dstsafe.StateSucceeded, StateFailed or StateSkipped (else
+// dstsafe.ErrInvalidRequest); reason is stored as
+// dstsafe.NormalizeReason(reason). It fails with dstsafe.ErrLeaseLost if
+// token no longer holds the period, and then writes nothing. With
+// WithFinishedTTL the record starts to expire here.
+func (l *Ledger) Finish(ctx context.Context, job, period string, token int64, state dstsafe.State, reason string) (dstsafe.Record, error) {
+	if err := ctx.Err(); err != nil {
+		return dstsafe.Record{}, err
+	}
+	if err := dstsafe.ValidateKeys(job, period); err != nil {
+		return dstsafe.Record{}, err
+	}
+	if err := dstsafe.ValidateFinishState(state); err != nil {
+		return dstsafe.Record{}, err
+	}
+	reason = dstsafe.NormalizeReason(reason)
+	return l.transition(ctx, "finish", job, period, token, func(r dstsafe.Record, now time.Time) dstsafe.Record {
+		r.State = state
+		r.FinishedAt = now
+		r.Reason = reason
+		return r
+	})
+}
+
+// transition applies change to the running record held with token,
+// compare-and-set on the record it read, until it wins or the record is no
+// longer the holder's.
+func (l *Ledger) transition(ctx context.Context, op, job, period string, token int64, change func(dstsafe.Record, time.Time) dstsafe.Record) (dstsafe.Record, error) {
+	key, idx := l.recordKey(job, period), l.indexKey(job)
+	e, err := l.get(ctx, op, key, job, period)
+	if err != nil {
+		return dstsafe.Record{}, err
+	}
+	cur := &e
+	for range maxSwaps {
+		if cur == nil {
+			// The record vanished between our read and our write: its
+			// finished TTL ran out, so it was not running with our token.
+			return dstsafe.Record{}, dstsafe.NotFound(job, period)
+		}
+		now := l.now()
+		if cur.rec.Token != token || cur.rec.State != dstsafe.StateRunning {
+			lost := cur.rec
+			lost.State = lost.StateAt(now)
+			return dstsafe.Record{}, dstsafe.LeaseLost(lost, token)
+		}
+		next := change(cur.rec, now)
+		ok, again, err := l.swap(ctx, op, key, idx, cur.raw, next, cur.claim)
+		if err != nil {
+			return dstsafe.Record{}, err
+		}
+		if ok {
+			return next, nil
+		}
+		cur = again
+	}
+	return dstsafe.Record{}, l.contended(op, job, period)
+}
+
+// Get returns the record of (job, period) as of the Clock's now: a running
+// record whose lease is over reads as dstsafe.StateAbandoned. It fails with
+// dstsafe.ErrNotFound if the period was never claimed (or its record
+// expired, see WithFinishedTTL).
+func (l *Ledger) Get(ctx context.Context, job, period string) (dstsafe.Record, error) {
+	if err := ctx.Err(); err != nil {
+		return dstsafe.Record{}, err
+	}
+	if err := dstsafe.ValidateKeys(job, period); err != nil {
+		return dstsafe.Record{}, err
+	}
+	e, err := l.get(ctx, "get", l.recordKey(job, period), job, period)
+	if err != nil {
+		return dstsafe.Record{}, err
+	}
+	r := e.rec
+	r.State = r.StateAt(l.now())
+	return r, nil
+}
+
+// listPage is how many periods List reads per round trip.
+const listPage = 500
+
+// List returns the records of job whose periods p satisfy from <= p < to in
+// byte order (an empty bound is open), ordered by period, as of the Clock's
+// now (running records past their lease read as dstsafe.StateAbandoned).
+// A job or range without records gives an empty slice and no error.
+//
+// It reads the job's index with ZRANGEBYLEX and the records with MGET, a
+// page at a time: not one snapshot, so a period claimed while List runs may
+// or may not be in it. Periods whose record expired (WithFinishedTTL) are
+// left out and dropped from the index.
+func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := dstsafe.ValidateKey("job", job); err != nil {
+		return nil, err
+	}
+	if err := dstsafe.ValidateBound("from", from); err != nil {
+		return nil, err
+	}
+	if err := dstsafe.ValidateBound("to", to); err != nil {
+		return nil, err
+	}
+	out := []dstsafe.Record{}
+	if to != "" && from >= to {
+		return out, nil
+	}
+	idx := l.indexKey(job)
+	lo, hi := "-", "+"
+	if from != "" {
+		lo = "[" + from
+	}
+	if to != "" {
+		hi = "(" + to
+	}
+	var gone []string // periods whose record is gone
+	for {
+		periods, err := l.client.ZRangeByLex(ctx, idx, &redis.ZRangeBy{Min: lo, Max: hi, Count: listPage}).Result()
+		if err != nil {
+			return nil, l.wrap("list", job, "", err)
+		}
+		if len(periods) == 0 {
+			break
+		}
+		keys := make([]string, len(periods))
+		for i, p := range periods {
+			keys[i] = l.recordKey(job, p)
+		}
+		vals, err := l.client.MGet(ctx, keys...).Result()
+		if err != nil {
+			return nil, l.wrap("list", job, "", err)
+		}
+		now := l.now()
+		for i, v := range vals {
+			raw, ok := v.(string)
+			if !ok {
+				gone = append(gone, periods[i])
+				continue
+			}
+			e, err := decode(keys[i], raw)
+			if err != nil {
+				return nil, err
+			}
+			r := e.rec
+			r.State = r.StateAt(now)
+			out = append(out, r)
+		}
+		if len(periods) < listPage {
+			break
+		}
+		lo = "(" + periods[len(periods)-1]
+	}
+	if len(gone) > 0 {
+		// Best effort: a failure only leaves index entries that the next
+		// List skips again.
+		keys := make([]string, 0, len(gone)+1)
+		args := make([]any, len(gone))
+		keys = append(keys, idx)
+		for i, p := range gone {
+			keys = append(keys, l.recordKey(job, p))
+			args[i] = p
+		}
+		_ = pruneScript.Run(ctx, l.client, keys, args...).Err()
+	}
+	return out, nil
+}
+
+func (l *Ledger) now() time.Time { return dstsafe.LedgerTime(l.clock.Now()) }
+
+// recordKey is the key of the record of (job, period).
+func (l *Ledger) recordKey(job, period string) string {
+	return l.jobPrefix(job) + ":run:" + period
+}
+
+// indexKey is the key of the sorted set of job's periods.
+func (l *Ledger) indexKey(job string) string {
+	return l.jobPrefix(job) + ":periods"
+}
+
+// jobPrefix is prefix{len:job}. The length keeps keys unambiguous whatever
+// the job and period contain (job "a}:run:b" with period "c" against job
+// "a" with period "b}:run:c"), and the braces are a Redis Cluster hash tag,
+// never empty thanks to the length, so that a job's record and index keys
+// share one slot and a script may touch both.
+func (l *Ledger) jobPrefix(job string) string {
+	return l.prefix + "{" + strconv.Itoa(len(job)) + ":" + job + "}"
+}
+
+// get reads and decodes the record at key.
+func (l *Ledger) get(ctx context.Context, op, key, job, period string) (entry, error) {
+	raw, err := l.client.Get(ctx, key).Result()
+	if errors.Is(err, redis.Nil) {
+		return entry{}, dstsafe.NotFound(job, period)
+	}
+	if err != nil {
+		return entry{}, l.wrap(op, job, period, err)
+	}
+	return decode(key, raw)
+}
+
+// create stores rec, a new claim, with SET NX. It reports whether it did,
+// and if not, the record that is there.
+func (l *Ledger) create(ctx context.Context, key, idx string, rec dstsafe.Record) (bool, *entry, error) {
+	raw, err := encode(rec, newClaimID())
+	if err != nil {
+		return false, nil, err
+	}
+	res, err := claimScript.Run(ctx, l.client, []string{key, idx}, raw, rec.Period).Slice()
+	if err != nil {
+		return false, nil, l.wrap("claim", rec.Job, rec.Period, err)
+	}
+	return l.outcome(key, res)
+}
+
+// swap replaces the record at key with rec, written by claim, if the
+// stored one is still raw. It reports whether it did, and if not, the
+// record that is there now (nil if none). Finished records get the
+// finished TTL, if one is set.
+func (l *Ledger) swap(ctx context.Context, op, key, idx, raw string, rec dstsafe.Record, claim string) (bool, *entry, error) {
+	next, err := encode(rec, claim)
+	if err != nil {
+		return false, nil, err
+	}
+	ttl := int64(0)
+	if l.finishedTTL > 0 && rec.State != dstsafe.StateRunning {
+		ttl = max(l.finishedTTL.Milliseconds(), 1)
+	}
+	res, err := swapScript.Run(ctx, l.client, []string{key, idx}, raw, next, rec.Period, ttl).Slice()
+	if err != nil {
+		return false, nil, l.wrap(op, rec.Job, rec.Period, err)
+	}
+	return l.outcome(key, res)
+}
+
+// outcome reads a script's reply: {1} done, {0, record} lost to record,
+// {0} lost to a deleted record.
+func (l *Ledger) outcome(key string, res []any) (bool, *entry, error) {
+	if len(res) == 0 {
+		return false, nil, &CorruptRecordError{Key: key, Err: errors.New("empty script reply")}
+	}
+	if n, ok := res[0].(int64); ok && n == 1 {
+		return true, nil, nil
+	}
+	if len(res) < 2 {
+		return false, nil, nil
+	}
+	raw, ok := res[1].(string)
+	if !ok {
+		return false, nil, &CorruptRecordError{Key: key, Err: fmt.Errorf("script replied %T", res[1])}
+	}
+	e, err := decode(key, raw)
+	if err != nil {
+		return false, nil, err
+	}
+	return false, &e, nil
+}
+
+// newClaimID returns a random id for one claim (attempt).
+func newClaimID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error
+	return hex.EncodeToString(b[:])
+}
+
+// wrap reports a failure of Redis itself or of ctx. It is none of the
+// ledger's conditions: the caller cannot know whether a write happened.
+func (l *Ledger) wrap(op, job, period string, err error) error {
+	return fmt.Errorf("redisledger: %s %q %q: %w", op, job, period, err)
+}
+
+func (l *Ledger) contended(op, job, period string) error {
+	return fmt.Errorf("redisledger: %s %q %q: record changed %d times during the call: %w", op, job, period, maxSwaps, ErrContended)
+}

@@ -1,0 +1,66 @@
+package redisledger
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/dstsafe/dstsafe/dstsafetest"
+)
+
+// go-redis retries a command whose connection broke after it was sent, so
+// a script may run twice for one call. Running each script twice with the
+// same arguments must give the caller the same answer as running it once:
+// the claim is still its own (thanks to the random claim id), the swap
+// still applied. Another claim's identical-looking record is not.
+func TestScriptsSafeToRetry(t *testing.T) {
+	addr := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := context.Background()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	key, idx := "dstsafe-test:"+hex.EncodeToString(b[:])+":rec", "dstsafe-test:"+hex.EncodeToString(b[:])+":idx"
+	t.Cleanup(func() { c.Del(ctx, key, idx) })
+
+	run := func(s *redis.Script, args ...any) []any {
+		t.Helper()
+		res, err := s.Run(ctx, c, []string{key, idx}, args...).Slice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	won := func(res []any) bool { n, ok := res[0].(int64); return ok && n == 1 }
+
+	first := `{"claim":"aaaa"}`
+	if !won(run(claimScript, first, "p")) {
+		t.Fatal("first claim lost on an empty key")
+	}
+	if !won(run(claimScript, first, "p")) {
+		t.Error("a retried claim (same bytes, same claim id) was refused")
+	}
+	if res := run(claimScript, `{"claim":"bbbb"}`, "p"); won(res) || res[1] != first {
+		t.Errorf("another claim got %v, want refused with the first record", res)
+	}
+
+	second := `{"claim":"aaaa","state":"succeeded"}`
+	if !won(run(swapScript, first, second, "p", 0)) {
+		t.Fatal("swap from the current record failed")
+	}
+	if !won(run(swapScript, first, second, "p", 0)) {
+		t.Error("a retried swap (already applied) was reported lost")
+	}
+	if res := run(swapScript, first, `{"claim":"aaaa","state":"failed"}`, "p", 0); won(res) || res[1] != second {
+		t.Errorf("a swap from a stale record got %v, want lost to %s", res, second)
+	}
+	if got, _ := c.Get(ctx, key).Result(); got != second {
+		t.Errorf("stored %s, want %s", got, second)
+	}
+	if n, _ := c.ZCard(ctx, idx).Result(); n != 1 {
+		t.Errorf("index has %d members, want 1", n)
+	}
+}
