@@ -129,20 +129,6 @@ var (
 	ErrInvalidWall = errors.New("dstsafe: invalid wall time")
 )
 
-// Lookup reports how the wall reading w resolves in loc: the instants that
-// read as w and, near a transition, the transition itself.
-// It panics if loc is nil. For an invalid Wall it returns the zero
-// Resolution (Kind 0).
-func Lookup(w Wall, loc *time.Location) Resolution {
-	panic("TODO: core implementation lands in the next commit")
-}
-
-// Resolve returns the instant at which the wall reading w happens in loc,
-// choosing between two readings or none as d says.
-func Resolve(w Wall, loc *time.Location, d Disambiguation) (time.Time, error) {
-	panic("TODO: core implementation lands in the next commit")
-}
-
 // WallOf returns the wall reading of t in t's location.
 func WallOf(t time.Time) Wall {
 	y, mo, d := t.Date()
@@ -164,8 +150,232 @@ type Transition struct {
 	Start, End Wall
 }
 
-// Transitions returns the offset changes of loc at instants in [from, to),
-// in order. Changes of abbreviation or DST flag alone are not transitions.
+// Lookup reports how the wall reading w resolves in loc: whether one
+// instant, two (Fold) or none (Gap) read as w, which they are, and near a
+// transition the transition itself. See [Resolution].
+//
+// Lookup never lets time.Date pick an offset: it solves t + offset(t) = w
+// against the zone's offset history as the time package reports it, so
+// every instant it returns reads back as w with t.In(loc). It is exact in
+// every zone for every year, including years governed by the zone's POSIX
+// rule after its last listed transition (2100 and beyond), the skipped
+// 2011-12-30 of Pacific/Apia, midnight gaps (America/Havana), 24:00
+// transitions (Africa/Cairo), 30-minute shifts (Australia/Lord_Howe),
+// negative DST (Europe/Dublin) and offset changes that are not DST
+// (Europe/Volgograd).
+//
+// Lookup panics if loc is nil, as time.Date does. For an invalid Wall (see
+// [Wall.Validate]) it returns the zero Resolution, whose Kind is 0.
+// For zones it has seen, Lookup takes no lock and allocates nothing.
+func Lookup(w Wall, loc *time.Location) Resolution {
+	if loc == nil {
+		panic("dstsafe: Lookup: nil *time.Location")
+	}
+	if !w.IsValid() {
+		return Resolution{}
+	}
+	return lookupNaive(tableFor(loc), w.naive(), w.Nanosecond)
+}
+
+// lookupNaive resolves the naive seconds s (a wall reading counted as if it
+// were UTC) plus nsec against z.
+func lookupNaive(z *zoneTable, s int64, nsec int) Resolution {
+	at, off := z.window(s-maxOffsetSpan, s+maxOffsetSpan)
+	loc := z.loc
+	i := periodIndex(at, s-maxOffsetSpan)
+	first, last := -1, -1
+	gap := -1
+	for j := i; j < len(at) && at[j] <= s+maxOffsetSpan; j++ {
+		t := s - int64(off[j])
+		if t < at[j] {
+			continue // reads before this period began: it belongs earlier
+		}
+		if j+1 < len(at) && t >= at[j+1] {
+			// Past this period's end; if the next period's reading is
+			// before its start, w fell into the gap between them.
+			if t2 := s - int64(off[j+1]); t2 < at[j+1] {
+				gap = j + 1
+			}
+			continue
+		}
+		if first < 0 {
+			first = j
+		}
+		last = j
+	}
+	switch {
+	case first >= 0 && first == last:
+		t := time.Unix(s-int64(off[first]), int64(nsec)).In(loc)
+		o := int(off[first])
+		return Resolution{Kind: Unique, Earlier: t, Later: t, OffsetBefore: o, OffsetAfter: o}
+	case first >= 0:
+		// Two readings: the clocks went back at the start of period last.
+		tr := at[last]
+		b, a := int64(off[last-1]), int64(off[last])
+		return Resolution{
+			Kind:         Fold,
+			Earlier:      time.Unix(s-int64(off[first]), int64(nsec)).In(loc),
+			Later:        time.Unix(s-int64(off[last]), int64(nsec)).In(loc),
+			Transition:   time.Unix(tr, 0).In(loc),
+			OffsetBefore: int(b),
+			OffsetAfter:  int(a),
+			Start:        wallOfNaive(tr+a, 0),
+			End:          wallOfNaive(tr+b, 0),
+		}
+	case gap > 0:
+		tr := at[gap]
+		b, a := int64(off[gap-1]), int64(off[gap])
+		return Resolution{
+			Kind:         Gap,
+			Earlier:      time.Unix(s-a, int64(nsec)).In(loc),
+			Later:        time.Unix(s-b, int64(nsec)).In(loc),
+			Transition:   time.Unix(tr, 0).In(loc),
+			OffsetBefore: int(b),
+			OffsetAfter:  int(a),
+			Start:        wallOfNaive(tr+b, 0),
+			End:          wallOfNaive(tr+a, 0),
+		}
+	}
+	// Unreachable for a consistent offset history; fall back to the
+	// period in force at s so callers still get a reading.
+	j := periodIndex(at, s-int64(off[periodIndex(at, s)]))
+	t := time.Unix(s-int64(off[j]), int64(nsec)).In(loc)
+	return Resolution{Kind: Unique, Earlier: t, Later: t, OffsetBefore: int(off[j]), OffsetAfter: int(off[j])}
+}
+
+// Resolve returns the instant at which the wall reading w happens in loc,
+// choosing as d says when w happens twice (Fold) or never (Gap):
+//
+//	              Fold (01:30 twice)        Gap (02:30 skipped)
+//	Compatible    first reading (CDT)       pushed forward: 03:30 CDT
+//	Earlier       first reading (CDT)       before the gap: 01:30 CST
+//	Later         second reading (CST)      pushed forward: 03:30 CDT
+//	Reject        error, ErrAmbiguous       error, ErrNonexistent
+//
+// The Reject error is a *ResolveError naming the zone, the wall reading,
+// the transition and both candidate instants. An invalid Wall (February 30,
+// hour 24, ...) is an error wrapping ErrInvalidWall; it is never normalised.
+// Resolve panics if loc is nil. The result is in loc.
+func Resolve(w Wall, loc *time.Location, d Disambiguation) (time.Time, error) {
+	if loc == nil {
+		panic("dstsafe: Resolve: nil *time.Location")
+	}
+	if err := w.Validate(); err != nil {
+		return time.Time{}, err
+	}
+	r := lookupNaive(tableFor(loc), w.naive(), w.Nanosecond)
+	switch d {
+	case Compatible:
+		if r.Kind == Gap {
+			return r.Later, nil
+		}
+		return r.Earlier, nil
+	case Earlier:
+		return r.Earlier, nil
+	case Later:
+		return r.Later, nil
+	case Reject:
+		if r.Kind == Unique {
+			return r.Earlier, nil
+		}
+		return time.Time{}, &ResolveError{Zone: loc.String(), Wall: w, Resolution: r}
+	}
+	return time.Time{}, fmt.Errorf("dstsafe: Resolve: unknown Disambiguation %d", int(d))
+}
+
+// ResolveError is returned by Resolve with Reject for a wall time in a fold
+// or a gap. It wraps ErrAmbiguous (Fold) or ErrNonexistent (Gap).
+type ResolveError struct {
+	Zone       string
+	Wall       Wall
+	Resolution Resolution
+}
+
+func (e *ResolveError) Error() string {
+	r := e.Resolution
+	verb, how := "is ambiguous", "repeated"
+	if r.Kind == Gap {
+		verb, how = "does not exist", "skipped"
+	}
+	return fmt.Sprintf("dstsafe: wall time %s %s in %s: %s by the %s -> %s transition at %s; candidates %s and %s",
+		e.Wall, verb, e.Zone, how, formatOffset(r.OffsetBefore), formatOffset(r.OffsetAfter),
+		r.Transition.UTC().Format("2006-01-02T15:04:05Z"),
+		r.Earlier.Format(time.RFC3339Nano), r.Later.Format(time.RFC3339Nano))
+}
+
+// Unwrap returns ErrAmbiguous or ErrNonexistent.
+func (e *ResolveError) Unwrap() error {
+	if e.Resolution.Kind == Gap {
+		return ErrNonexistent
+	}
+	return ErrAmbiguous
+}
+
+// formatOffset renders seconds east of UTC as "-06:00", or "-05:50:36" for
+// the Local Mean Times that are not whole minutes.
+func formatOffset(sec int) string {
+	sign := byte('+')
+	if sec < 0 {
+		sign = '-'
+		sec = -sec
+	}
+	b := []byte{sign}
+	b = append2(b, sec/3600)
+	b = append(b, ':')
+	b = append2(b, sec/60%60)
+	if sec%60 != 0 {
+		b = append(b, ':')
+		b = append2(b, sec%60)
+	}
+	return string(b)
+}
+
+// Transitions returns the changes of UTC offset of loc at instants in
+// [from, to), in order. Changes of abbreviation or DST flag alone move no
+// wall reading and are not listed. It panics if loc is nil.
 func Transitions(loc *time.Location, from, to time.Time) []Transition {
-	panic("TODO: core implementation lands in the next commit")
+	if loc == nil {
+		panic("dstsafe: Transitions: nil *time.Location")
+	}
+	lo, hi := from.Unix(), to.Unix()
+	if from.Nanosecond() > 0 {
+		lo++
+	}
+	if to.Nanosecond() > 0 {
+		hi++
+	}
+	if lo >= hi {
+		return nil
+	}
+	z := tableFor(loc)
+	at, off := z.at, z.off
+	if hi >= z.hi {
+		at, off, _ = scanZone(loc, lo, hi)
+	}
+	var out []Transition
+	for j := periodIndex(at, lo); j < len(at); j++ {
+		if at[j] < lo || j == 0 {
+			continue
+		}
+		if at[j] >= hi {
+			break
+		}
+		b, a := int64(off[j-1]), int64(off[j])
+		tr := Transition{
+			At:           time.Unix(at[j], 0).In(loc),
+			OffsetBefore: int(b),
+			OffsetAfter:  int(a),
+			Kind:         Gap,
+			Start:        wallOfNaive(at[j]+b, 0),
+			End:          wallOfNaive(at[j]+a, 0),
+		}
+		if a < b {
+			tr.Kind = Fold
+			tr.Start, tr.End = tr.End, tr.Start
+		}
+		tr.NameBefore, _ = time.Unix(at[j]-1, 0).In(loc).Zone()
+		tr.NameAfter, _ = tr.At.Zone()
+		out = append(out, tr)
+	}
+	return out
 }

@@ -1,6 +1,12 @@
 package dstsafe
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Schedule is anything that can say when a job fires next. It is the exact
 // shape of robfig/cron's cron.Schedule and river's PeriodicSchedule, so a
@@ -85,3 +91,72 @@ const (
 	// for jobs that must run once per local day.
 	ByDate
 )
+
+// String returns "auto", "first", "last" or "both".
+func (p FoldPolicy) String() string {
+	switch p {
+	case FoldAuto:
+		return "auto"
+	case FoldFirst:
+		return "first"
+	case FoldLast:
+		return "last"
+	case FoldBoth:
+		return "both"
+	}
+	return "FoldPolicy(" + strconv.Itoa(int(p)) + ")"
+}
+
+// String returns "auto", "shift", "at-transition" or "skip".
+func (p GapPolicy) String() string {
+	switch p {
+	case GapAuto:
+		return "auto"
+	case GapShift:
+		return "shift"
+	case GapAtTransition:
+		return "at-transition"
+	case GapSkip:
+		return "skip"
+	}
+	return "GapPolicy(" + strconv.Itoa(int(p)) + ")"
+}
+
+// String returns "wall" or "date".
+func (k PeriodKey) String() string {
+	switch k {
+	case ByWall:
+		return "wall"
+	case ByDate:
+		return "date"
+	}
+	return "PeriodKey(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ErrUnknownPolicy is wrapped by ParseFoldPolicy and ParseGapPolicy errors.
+var ErrUnknownPolicy = errors.New("dstsafe: unknown policy")
+
+// ParseFoldPolicy parses the String form of a FoldPolicy (any case).
+func ParseFoldPolicy(s string) (FoldPolicy, error) {
+	for p := FoldAuto; p <= FoldBoth; p++ {
+		if strings.EqualFold(s, p.String()) {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: fold policy %q: want auto, first, last or both", ErrUnknownPolicy, s)
+}
+
+// ParseGapPolicy parses the String form of a GapPolicy (any case);
+// "attransition" and "at_transition" are accepted too.
+func ParseGapPolicy(s string) (GapPolicy, error) {
+	norm := strings.NewReplacer("_", "-").Replace(strings.ToLower(s))
+	if norm == "attransition" {
+		norm = "at-transition"
+	}
+	for p := GapAuto; p <= GapSkip; p++ {
+		if norm == p.String() {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: gap policy %q: want auto, shift, at-transition or skip", ErrUnknownPolicy, s)
+}

@@ -1,0 +1,605 @@
+package dstsafe
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fires returns the first n occurrences strictly after from.
+func fires(tb testing.TB, c *Cron, from time.Time, n int) []Occurrence {
+	tb.Helper()
+	var out []Occurrence
+	for len(out) < n {
+		o, ok := c.NextOccurrence(from)
+		if !ok {
+			break
+		}
+		if !o.At.After(from) {
+			tb.Fatalf("%s: NextOccurrence(%v) = %v, not after", c, from, o.At)
+		}
+		out = append(out, o)
+		from = o.At
+	}
+	return out
+}
+
+func parse(tb testing.TB, spec string, loc *time.Location, opts ...CronOption) *Cron {
+	tb.Helper()
+	c, err := ParseCron(spec, append([]CronOption{WithLocation(loc)}, opts...)...)
+	require.NoError(tb, err, spec)
+	return c
+}
+
+type fire struct {
+	at   string // RFC 3339 instant
+	wall string // scheduled wall reading
+	kind Kind
+}
+
+// The famous nights, written out by hand. Each sequence starts from the
+// given instant and lists the next fires in order.
+var nextCases = []struct {
+	name string
+	zone string
+	spec string
+	opts []CronOption
+	from string
+	want []fire
+}{
+	{
+		// The postmortem: a daily 01:30 job on the fall-back night. It
+		// fires once, at the first 01:30 (CDT), not again at 01:30 CST.
+		name: "chicago fall 01:30 fixed", zone: "America/Chicago", spec: "30 1 * * *",
+		from: "2024-11-02T12:00:00Z",
+		want: []fire{
+			{"2024-11-03T01:30:00-05:00", "2024-11-03T01:30:00", Fold},
+			{"2024-11-04T01:30:00-06:00", "2024-11-04T01:30:00", Unique},
+		},
+	},
+	{
+		// Spring forward: 02:30 does not exist; it fires once at 03:30 CDT
+		// (shifted by the gap), never before the gap.
+		name: "chicago spring 02:30 fixed", zone: "America/Chicago", spec: "30 2 * * *",
+		from: "2024-03-09T12:00:00Z",
+		want: []fire{
+			{"2024-03-10T03:30:00-05:00", "2024-03-10T02:30:00", Gap},
+			{"2024-03-11T02:30:00-05:00", "2024-03-11T02:30:00", Unique},
+		},
+	},
+	{
+		name: "chicago spring 02:30 at transition", zone: "America/Chicago", spec: "30 2 * * *",
+		opts: []CronOption{WithGap(GapAtTransition)},
+		from: "2024-03-09T12:00:00Z",
+		want: []fire{
+			{"2024-03-10T03:00:00-05:00", "2024-03-10T02:30:00", Gap},
+			{"2024-03-11T02:30:00-05:00", "2024-03-11T02:30:00", Unique},
+		},
+	},
+	{
+		name: "chicago spring 02:30 skip", zone: "America/Chicago", spec: "30 2 * * *",
+		opts: []CronOption{WithGap(GapSkip)},
+		from: "2024-03-09T12:00:00Z",
+		want: []fire{
+			{"2024-03-11T02:30:00-05:00", "2024-03-11T02:30:00", Unique},
+		},
+	},
+	{
+		name: "chicago fall 01:30 last", zone: "America/Chicago", spec: "30 1 * * *",
+		opts: []CronOption{WithFold(FoldLast)},
+		from: "2024-11-02T12:00:00Z",
+		want: []fire{
+			{"2024-11-03T01:30:00-06:00", "2024-11-03T01:30:00", Fold},
+			{"2024-11-04T01:30:00-06:00", "2024-11-04T01:30:00", Unique},
+		},
+	},
+	{
+		name: "chicago fall 01:30 both", zone: "America/Chicago", spec: "30 1 * * *",
+		opts: []CronOption{WithFold(FoldBoth)},
+		from: "2024-11-02T12:00:00Z",
+		want: []fire{
+			{"2024-11-03T01:30:00-05:00", "2024-11-03T01:30:00", Fold},
+			{"2024-11-03T01:30:00-06:00", "2024-11-03T01:30:00", Fold},
+			{"2024-11-04T01:30:00-06:00", "2024-11-04T01:30:00", Unique},
+		},
+	},
+	{
+		// A periodic job follows real time: every quarter hour of both
+		// passes through 01:00-02:00.
+		name: "chicago fall */30 periodic", zone: "America/Chicago", spec: "*/30 * * * *",
+		from: "2024-11-03T05:45:00Z", // 00:45 CDT
+		want: []fire{
+			{"2024-11-03T01:00:00-05:00", "2024-11-03T01:00:00", Fold},
+			{"2024-11-03T01:30:00-05:00", "2024-11-03T01:30:00", Fold},
+			{"2024-11-03T01:00:00-06:00", "2024-11-03T01:00:00", Fold},
+			{"2024-11-03T01:30:00-06:00", "2024-11-03T01:30:00", Fold},
+			{"2024-11-03T02:00:00-06:00", "2024-11-03T02:00:00", Unique},
+		},
+	},
+	{
+		// ... and skips the readings that do not exist.
+		name: "chicago spring */30 periodic", zone: "America/Chicago", spec: "*/30 * * * *",
+		from: "2024-03-10T07:15:00Z", // 01:15 CST
+		want: []fire{
+			{"2024-03-10T01:30:00-06:00", "2024-03-10T01:30:00", Unique},
+			{"2024-03-10T03:00:00-05:00", "2024-03-10T03:00:00", Unique},
+			{"2024-03-10T03:30:00-05:00", "2024-03-10T03:30:00", Unique},
+		},
+	},
+	{
+		// @hourly is periodic: 01:00 fires twice, 02:00 once.
+		name: "chicago fall @hourly", zone: "America/Chicago", spec: "@hourly",
+		from: "2024-11-03T05:30:00Z",
+		want: []fire{
+			{"2024-11-03T01:00:00-05:00", "2024-11-03T01:00:00", Fold},
+			{"2024-11-03T01:00:00-06:00", "2024-11-03T01:00:00", Fold},
+			{"2024-11-03T02:00:00-06:00", "2024-11-03T02:00:00", Unique},
+		},
+	},
+	{
+		// Two readings, one instant: 02:30 shifts onto 03:30, which the
+		// spec names anyway. It fires once, as the 03:30 reading.
+		name: "chicago spring 02:30 and 03:30", zone: "America/Chicago", spec: "30 2,3 * * *",
+		from: "2024-03-10T07:00:00Z",
+		want: []fire{
+			{"2024-03-10T03:30:00-05:00", "2024-03-10T03:30:00", Unique},
+			{"2024-03-11T02:30:00-05:00", "2024-03-11T02:30:00", Unique},
+		},
+	},
+	{
+		// Samoa skipped Friday 2011-12-30: a daily noon job fires on the
+		// 29th and the 31st and does not hang (robfig/cron and gocron do).
+		name: "apia skipped day", zone: "Pacific/Apia", spec: "0 12 * * *",
+		from: "2011-12-29T00:00:00Z",
+		want: []fire{
+			{"2011-12-29T12:00:00-10:00", "2011-12-29T12:00:00", Unique},
+			{"2011-12-31T12:00:00+14:00", "2011-12-31T12:00:00", Unique},
+			{"2012-01-01T12:00:00+14:00", "2012-01-01T12:00:00", Unique},
+		},
+	},
+	{
+		// A job on the skipped Friday only.
+		name: "apia friday only", zone: "Pacific/Apia", spec: "0 12 * * FRI",
+		from: "2011-12-20T00:00:00Z",
+		want: []fire{
+			{"2011-12-23T12:00:00-10:00", "2011-12-23T12:00:00", Unique},
+			{"2011-12-31T12:00:00+14:00", "2011-12-30T12:00:00", Gap},
+			{"2012-01-06T12:00:00+14:00", "2012-01-06T12:00:00", Unique},
+		},
+	},
+	{
+		// Havana has no midnight on 2024-03-10: the midnight job runs at
+		// the first instant of the day, 01:00 CDT.
+		name: "havana midnight gap", zone: "America/Havana", spec: "@midnight",
+		from: "2024-03-09T06:00:00Z",
+		want: []fire{
+			{"2024-03-10T01:00:00-04:00", "2024-03-10T00:00:00", Gap},
+			{"2024-03-11T00:00:00-04:00", "2024-03-11T00:00:00", Unique},
+		},
+	},
+	{
+		// ... and two midnights on 2024-11-03: it bills once.
+		name: "havana midnight fold", zone: "America/Havana", spec: "0 0 * * *",
+		from: "2024-11-02T12:00:00Z",
+		want: []fire{
+			{"2024-11-03T00:00:00-04:00", "2024-11-03T00:00:00", Fold},
+			{"2024-11-04T00:00:00-05:00", "2024-11-04T00:00:00", Unique},
+		},
+	},
+	{
+		name: "beirut midnight gap", zone: "Asia/Beirut", spec: "0 0 * * *",
+		from: "2024-03-30T12:00:00Z",
+		want: []fire{
+			{"2024-03-31T01:00:00+03:00", "2024-03-31T00:00:00", Gap},
+			{"2024-04-01T00:00:00+03:00", "2024-04-01T00:00:00", Unique},
+		},
+	},
+	{
+		// Cairo falls back at 24:00 on 2024-10-31: 23:30 happens twice.
+		name: "cairo 24:00 fold", zone: "Africa/Cairo", spec: "30 23 * * *",
+		from: "2024-10-31T12:00:00Z",
+		want: []fire{
+			{"2024-10-31T23:30:00+03:00", "2024-10-31T23:30:00", Fold},
+			{"2024-11-01T23:30:00+02:00", "2024-11-01T23:30:00", Unique},
+		},
+	},
+	{
+		// Lord Howe moves by 30 minutes: 02:15 is skipped on 2024-10-06
+		// and fires 30 minutes later.
+		name: "lord howe 30-minute gap", zone: "Australia/Lord_Howe", spec: "15 2 * * *",
+		from: "2024-10-04T12:00:00Z",
+		want: []fire{
+			{"2024-10-05T02:15:00+10:30", "2024-10-05T02:15:00", Unique},
+			{"2024-10-06T02:45:00+11:00", "2024-10-06T02:15:00", Gap},
+			{"2024-10-07T02:15:00+11:00", "2024-10-07T02:15:00", Unique},
+		},
+	},
+	{
+		name: "lord howe 30-minute fold", zone: "Australia/Lord_Howe", spec: "45 1 * * *",
+		from: "2024-04-06T00:00:00Z",
+		want: []fire{
+			{"2024-04-07T01:45:00+11:00", "2024-04-07T01:45:00", Fold},
+			{"2024-04-08T01:45:00+10:30", "2024-04-08T01:45:00", Unique},
+		},
+	},
+	{
+		// Dublin's negative DST moves the clocks like London's.
+		name: "dublin fold", zone: "Europe/Dublin", spec: "30 1 * * *",
+		from: "2024-10-26T12:00:00Z",
+		want: []fire{
+			{"2024-10-27T01:30:00+01:00", "2024-10-27T01:30:00", Fold},
+			{"2024-10-28T01:30:00Z", "2024-10-28T01:30:00", Unique},
+		},
+	},
+	{
+		name: "volgograd non-DST change", zone: "Europe/Volgograd", spec: "30 1 * * *",
+		from: "2020-12-26T12:00:00Z",
+		want: []fire{
+			{"2020-12-27T01:30:00+04:00", "2020-12-27T01:30:00", Fold},
+			{"2020-12-28T01:30:00+03:00", "2020-12-28T01:30:00", Unique},
+		},
+	},
+	{
+		// Past the last explicit transition: the POSIX rule of 2100.
+		name: "chicago 2100", zone: "America/Chicago", spec: "30 2 * * *",
+		from: "2100-03-13T12:00:00Z",
+		want: []fire{
+			{"2100-03-14T03:30:00-05:00", "2100-03-14T02:30:00", Gap},
+			{"2100-03-15T02:30:00-05:00", "2100-03-15T02:30:00", Unique},
+		},
+	},
+	{
+		// Quartz: last Friday of the month, second Monday, last weekday.
+		name: "last friday", zone: "America/Chicago", spec: "0 9 * * 5L",
+		from: "2024-01-01T00:00:00Z",
+		want: []fire{
+			{"2024-01-26T09:00:00-06:00", "2024-01-26T09:00:00", Unique},
+			{"2024-02-23T09:00:00-06:00", "2024-02-23T09:00:00", Unique},
+			{"2024-03-29T09:00:00-05:00", "2024-03-29T09:00:00", Unique},
+		},
+	},
+	{
+		name: "second monday", zone: "UTC", spec: "0 9 * * MON#2",
+		from: "2024-01-01T00:00:00Z",
+		want: []fire{
+			{"2024-01-08T09:00:00Z", "2024-01-08T09:00:00", Unique},
+			{"2024-02-12T09:00:00Z", "2024-02-12T09:00:00", Unique},
+		},
+	},
+	{
+		name: "last weekday", zone: "UTC", spec: "0 17 LW * *",
+		from: "2024-03-01T00:00:00Z",
+		want: []fire{
+			{"2024-03-29T17:00:00Z", "2024-03-29T17:00:00", Unique}, // the 31st is a Sunday
+			{"2024-04-30T17:00:00Z", "2024-04-30T17:00:00", Unique},
+			{"2024-05-31T17:00:00Z", "2024-05-31T17:00:00", Unique},
+			{"2024-06-28T17:00:00Z", "2024-06-28T17:00:00", Unique}, // the 30th is a Sunday
+		},
+	},
+	{
+		name: "last day", zone: "UTC", spec: "0 0 L * *",
+		from: "2024-01-31T00:00:00Z",
+		want: []fire{
+			{"2024-02-29T00:00:00Z", "2024-02-29T00:00:00", Unique},
+			{"2024-03-31T00:00:00Z", "2024-03-31T00:00:00", Unique},
+		},
+	},
+	{
+		// 15W: the weekday nearest the 15th. 2024-06-15 is a Saturday.
+		name: "nearest weekday", zone: "UTC", spec: "0 0 15W * *",
+		from: "2024-06-01T00:00:00Z",
+		want: []fire{
+			{"2024-06-14T00:00:00Z", "2024-06-14T00:00:00", Unique},
+			{"2024-07-15T00:00:00Z", "2024-07-15T00:00:00", Unique},
+		},
+	},
+	{
+		// Vixie cron: both day fields restricted means either matches.
+		name: "dom or dow", zone: "UTC", spec: "0 0 13 * FRI",
+		from: "2024-09-01T00:00:00Z",
+		want: []fire{
+			{"2024-09-06T00:00:00Z", "2024-09-06T00:00:00", Unique},
+			{"2024-09-13T00:00:00Z", "2024-09-13T00:00:00", Unique},
+			{"2024-09-20T00:00:00Z", "2024-09-20T00:00:00", Unique},
+		},
+	},
+	{
+		name: "leap day", zone: "UTC", spec: "0 0 29 2 *",
+		from: "2097-01-01T00:00:00Z",
+		want: []fire{
+			{"2104-02-29T00:00:00Z", "2104-02-29T00:00:00", Unique}, // 2100 is not a leap year
+		},
+	},
+	{
+		name: "every 90m anchored", zone: "UTC", spec: "@every 90m",
+		from: "2024-01-01T00:00:00Z",
+		want: []fire{
+			{"2024-01-01T01:30:00Z", "2024-01-01T01:30:00", Unique},
+			{"2024-01-01T03:00:00Z", "2024-01-01T03:00:00", Unique},
+		},
+	},
+	{
+		name: "seconds field", zone: "UTC", spec: "*/20 0 12 * * *",
+		opts: []CronOption{WithSeconds()},
+		from: "2024-01-01T00:00:00Z",
+		want: []fire{
+			{"2024-01-01T12:00:00Z", "2024-01-01T12:00:00", Unique},
+			{"2024-01-01T12:00:20Z", "2024-01-01T12:00:20", Unique},
+			{"2024-01-01T12:00:40Z", "2024-01-01T12:00:40", Unique},
+			{"2024-01-02T12:00:00Z", "2024-01-02T12:00:00", Unique},
+		},
+	},
+}
+
+func TestNextTable(t *testing.T) {
+	for _, c := range nextCases {
+		t.Run(c.name, func(t *testing.T) {
+			loc := time.UTC
+			if c.zone != "UTC" {
+				loc = pinned(t, c.zone)
+			}
+			cr := parse(t, c.spec, loc, c.opts...)
+			got := fires(t, cr, mustTime(t, c.from), len(c.want))
+			require.Len(t, got, len(c.want))
+			for i, w := range c.want {
+				assert.True(t, got[i].At.Equal(mustTime(t, w.at)), "fire %d at %v, want %s", i, got[i].At, w.at)
+				_, off := got[i].At.Zone()
+				_, wantOff := mustTime(t, w.at).Zone()
+				assert.Equal(t, wantOff, off, "fire %d offset", i)
+				assert.Equal(t, w.wall, got[i].Wall.String(), "fire %d wall", i)
+				assert.Equal(t, w.kind, got[i].Kind, "fire %d kind", i)
+				assert.Same(t, loc, got[i].At.Location())
+				// Next agrees with NextOccurrence.
+				prev := mustTime(t, c.from)
+				if i > 0 {
+					prev = got[i-1].At
+				}
+				assert.True(t, cr.Next(prev).Equal(got[i].At))
+			}
+		})
+	}
+}
+
+func TestNextZonePrefix(t *testing.T) {
+	for _, spec := range []string{"CRON_TZ=America/Chicago 30 1 * * *", "TZ=America/Chicago 30 1 * * *", "  CRON_TZ=America/Chicago   30 1 * * *  "} {
+		c, err := ParseCron(spec)
+		require.NoError(t, err, spec)
+		assert.Equal(t, "America/Chicago", c.Location().String())
+		got := c.Next(mustTime(t, "2024-11-02T12:00:00Z"))
+		assert.True(t, got.Equal(mustTime(t, "2024-11-03T01:30:00-05:00")), "%s: %v", spec, got)
+	}
+	// Without a prefix: UTC, never the machine's zone, whatever TZ says.
+	t.Setenv("TZ", "America/Chicago")
+	c, err := ParseCron("30 1 * * *")
+	require.NoError(t, err)
+	assert.Equal(t, time.UTC, c.Location())
+	assert.True(t, c.Next(mustTime(t, "2024-01-01T00:00:00Z")).Equal(mustTime(t, "2024-01-01T01:30:00Z")))
+	// The prefix wins over WithLocation.
+	c, err = ParseCron("CRON_TZ=Asia/Kolkata 0 0 * * *", WithLocation(time.UTC))
+	require.NoError(t, err)
+	assert.Equal(t, "Asia/Kolkata", c.Location().String())
+}
+
+func TestPeriodKeys(t *testing.T) {
+	chicago := pinned(t, "America/Chicago")
+	c := parse(t, "*/30 1 * * *", chicago)
+	got := fires(t, c, mustTime(t, "2024-11-03T05:45:00Z"), 4)
+	var keys []string
+	for _, o := range got {
+		keys = append(keys, o.Period)
+	}
+	// Both readings of the repeated hour fire; the second is keyed apart.
+	assert.Equal(t, []string{"2024-11-03T01:00:00", "2024-11-03T01:30:00", "2024-11-03T01:00:00;fold=1", "2024-11-03T01:30:00;fold=1"}, keys)
+
+	d := parse(t, "30 2 * * *", chicago, WithPeriodKey(ByDate))
+	o, ok := d.NextOccurrence(mustTime(t, "2024-03-09T12:00:00Z"))
+	require.True(t, ok)
+	assert.Equal(t, "2024-03-10", o.Period) // the scheduled date, though it fires at 03:30
+	assert.Equal(t, ByDate, d.PeriodKey())
+
+	e := parse(t, "@every 1h", chicago)
+	got = fires(t, e, mustTime(t, "2024-11-03T05:30:00Z"), 3)
+	assert.Equal(t, "2024-11-03T01:00:00", got[0].Period)
+	assert.Equal(t, "2024-11-03T01:00:00;fold=1", got[1].Period)
+	assert.Equal(t, "2024-11-03T02:00:00", got[2].Period)
+}
+
+func TestFixedAndPolicies(t *testing.T) {
+	cases := []struct {
+		spec  string
+		fixed bool
+		fold  FoldPolicy
+		gap   GapPolicy
+	}{
+		{"30 1 * * *", true, FoldFirst, GapShift},
+		{"0,30 1-3 * * *", true, FoldFirst, GapShift},
+		{"@daily", true, FoldFirst, GapShift},
+		{"@weekly", true, FoldFirst, GapShift},
+		{"*/15 * * * *", false, FoldBoth, GapSkip},
+		{"0 * * * *", false, FoldBoth, GapSkip},
+		{"0 */2 * * *", false, FoldBoth, GapSkip},
+		{"? 1 * * *", false, FoldBoth, GapSkip},
+		{"@hourly", false, FoldBoth, GapSkip},
+		{"@every 1h", false, FoldBoth, GapSkip},
+	}
+	for _, c := range cases {
+		cr, err := ParseCron(c.spec)
+		require.NoError(t, err, c.spec)
+		assert.Equal(t, c.fixed, cr.Fixed(), c.spec)
+		assert.Equal(t, c.fold, cr.FoldPolicy(), c.spec)
+		assert.Equal(t, c.gap, cr.GapPolicy(), c.spec)
+	}
+	cr, err := ParseCron("*/15 * * * *", WithFold(FoldFirst), WithGap(GapShift))
+	require.NoError(t, err)
+	assert.Equal(t, FoldFirst, cr.FoldPolicy())
+	assert.Equal(t, GapShift, cr.GapPolicy())
+	cr, err = ParseCron("0 0 * * * *", WithSeconds())
+	require.NoError(t, err)
+	assert.False(t, cr.Fixed(), "hour starts with *")
+}
+
+func TestParseCronErrors(t *testing.T) {
+	cases := []struct {
+		spec  string
+		opts  []CronOption
+		field string
+	}{
+		{"", nil, "spec"},
+		{"   ", nil, "spec"},
+		{"* * * *", nil, "spec"},
+		{"* * * * * *", nil, "spec"},
+		{"0 * * * *", []CronOption{WithSeconds()}, "spec"},
+		{"60 * * * *", nil, "minute"},
+		{"-1 * * * *", nil, "minute"},
+		{"* 24 * * *", nil, "hour"},
+		{"* * 0 * *", nil, "day-of-month"},
+		{"* * 32 * *", nil, "day-of-month"},
+		{"* * * 13 *", nil, "month"},
+		{"* * * 0 *", nil, "month"},
+		{"* * * * 8", nil, "day-of-week"},
+		{"* * * FOO *", nil, "month"},
+		{"* * * * FUNDAY", nil, "day-of-week"},
+		{"5-1 * * * *", nil, "minute"},
+		{"*/0 * * * *", nil, "minute"},
+		{"*/-5 * * * *", nil, "minute"},
+		{"1,,2 * * * *", nil, "minute"},
+		{"1-2-3 * * * *", nil, "minute"},
+		{"a * * * *", nil, "minute"},
+		{"L * * * *", nil, "minute"},
+		{"* * * * L", nil, "day-of-week"},
+		{"* * 32W * *", nil, "day-of-month"},
+		{"* * * * MON#6", nil, "day-of-week"},
+		{"* * * * 8#1", nil, "day-of-week"},
+		{"* * * * 8L", nil, "day-of-week"},
+		{"60 * * * * *", []CronOption{WithSeconds()}, "second"},
+		{"@fortnightly", nil, "descriptor"},
+		{"@every", nil, "every"},
+		{"@every 0s", nil, "every"},
+		{"@every 500ms", nil, "every"},
+		{"@every 1.5s", nil, "every"},
+		{"@every -1h", nil, "every"},
+		{"@every banana", nil, "every"},
+		{"CRON_TZ=Mars/Olympus 0 0 * * *", nil, "zone"},
+		{"TZ=0 0 0 * * *", nil, "zone"}, // robfig/cron panics on this one
+		{"CRON_TZ=UTC+5 0 0 * * *", nil, "zone"},
+		{"CRON_TZ=GMT-03:00 0 0 * * *", nil, "zone"},
+		{"CRON_TZ=+05:30 0 0 * * *", nil, "zone"},
+		{"CRON_TZ=Local 0 0 * * *", nil, "zone"},
+		{"CRON_TZ= 0 0 * * *", nil, "zone"},
+		{"CRON_TZ=America/Chicago", nil, "spec"},
+		{"CRON_TZ=America/Chicago ", nil, "spec"},
+		{"0 0 * * *", []CronOption{WithFold(FoldPolicy(9))}, "option"},
+		{"0 0 * * *", []CronOption{WithGap(GapPolicy(9))}, "option"},
+		{"0 0 * * *", []CronOption{WithPeriodKey(PeriodKey(9))}, "option"},
+		{"@every 1h", []CronOption{WithFold(FoldFirst)}, "option"},
+	}
+	for _, c := range cases {
+		cr, err := ParseCron(c.spec, c.opts...)
+		assert.Nil(t, cr, c.spec)
+		var pe *ParseError
+		if assert.ErrorAs(t, err, &pe, "%q", c.spec) {
+			assert.Equal(t, c.field, pe.Field, "%q: %v", c.spec, err)
+			assert.Equal(t, c.spec, pe.Spec)
+			assert.True(t, strings.HasPrefix(err.Error(), "dstsafe: "), err.Error())
+		}
+	}
+	_, err := ParseCron("CRON_TZ=UTC+5 0 0 * * *")
+	assert.Contains(t, err.Error(), "IANA", "fixed offsets point to IANA names")
+}
+
+func TestParseCronAccepts(t *testing.T) {
+	for _, spec := range []string{
+		"* * * * *", "? ? ? ? ?", "0 0 1 1 *", "0-59/15 0-23 1-31 1-12 0-6", "5/15 * * * *",
+		"0 9 * JAN-MAR MON-FRI", "0 9 * jan-mar mon-fri", "0 9 * * 7", "0 9 * * 1-7",
+		"0 9 L * *", "0 9 LW * *", "0 9 1W,15W * *", "0 9 * * FRIL", "0 9 * * 1#1,5#3",
+		"0 9 1,L * *", "@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly",
+		"@every 1h30m", "CRON_TZ=Etc/GMT-5 0 0 * * *", "CRON_TZ=UTC 30 7 * * *",
+	} {
+		_, err := ParseCron(spec)
+		assert.NoError(t, err, spec)
+	}
+	// Sunday is 0 or 7.
+	a := parse(t, "0 0 * * 7", time.UTC)
+	b := parse(t, "0 0 * * 0", time.UTC)
+	from := mustTime(t, "2024-01-01T00:00:00Z")
+	assert.True(t, a.Next(from).Equal(b.Next(from)))
+	assert.Equal(t, time.Sunday, a.Next(from).Weekday())
+}
+
+func TestNeverFires(t *testing.T) {
+	for _, spec := range []string{"0 0 30 2 *", "0 0 31 4 *", "0 0 31 2,4,6,9,11 *"} {
+		c := parse(t, spec, time.UTC)
+		assert.True(t, c.Never(), spec)
+		assert.True(t, c.Next(mustTime(t, "2024-01-01T00:00:00Z")).IsZero(), spec)
+		_, ok := c.NextOccurrence(mustTime(t, "2024-01-01T00:00:00Z"))
+		assert.False(t, ok)
+	}
+	// Vixie's rule: with a weekday the 30th of February never matches, but Mondays do.
+	c := parse(t, "0 0 30 2 MON", time.UTC)
+	assert.False(t, c.Never())
+	assert.Equal(t, time.Monday, c.Next(mustTime(t, "2024-01-01T00:00:00Z")).Weekday())
+}
+
+func TestEveryOrigin(t *testing.T) {
+	origin := mustTime(t, "2024-01-01T00:07:00Z")
+	c, err := ParseCron("@every 15m", WithEveryOrigin(origin))
+	require.NoError(t, err)
+	// Restarting at any instant does not shift the grid.
+	for _, from := range []string{"2024-06-01T10:00:00Z", "2024-06-01T10:21:59Z", "2024-06-01T10:22:00Z"} {
+		got := c.Next(mustTime(t, from))
+		assert.Equal(t, 0, int(got.Sub(origin)%(15*time.Minute)), from)
+		assert.True(t, got.After(mustTime(t, from)))
+		assert.LessOrEqual(t, got.Sub(mustTime(t, from)), 15*time.Minute)
+	}
+	// Before the origin too.
+	got := c.Next(mustTime(t, "2023-12-31T23:59:00Z"))
+	assert.True(t, got.Equal(origin), "%v", got)
+}
+
+func TestNextSubSecondAndExtremes(t *testing.T) {
+	c := parse(t, "* * * * * *", time.UTC, WithSeconds())
+	from := mustTime(t, "2024-01-01T00:00:00.5Z")
+	assert.True(t, c.Next(from).Equal(mustTime(t, "2024-01-01T00:00:01Z")))
+	from = mustTime(t, "2024-01-01T00:00:00Z")
+	assert.True(t, c.Next(from).Equal(mustTime(t, "2024-01-01T00:00:01Z")))
+	// Far future and far past terminate.
+	d := parse(t, "30 2 * * *", pinned(t, "America/Chicago"))
+	assert.False(t, d.Next(time.Date(9000, 3, 1, 0, 0, 0, 0, time.UTC)).IsZero())
+	assert.False(t, d.Next(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)).IsZero())
+	assert.True(t, d.Next(time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC)).IsZero())
+}
+
+func TestPolicyStrings(t *testing.T) {
+	for p := FoldAuto; p <= FoldBoth; p++ {
+		got, err := ParseFoldPolicy(strings.ToUpper(p.String()))
+		require.NoError(t, err)
+		assert.Equal(t, p, got)
+	}
+	for p := GapAuto; p <= GapSkip; p++ {
+		got, err := ParseGapPolicy(p.String())
+		require.NoError(t, err)
+		assert.Equal(t, p, got)
+	}
+	got, err := ParseGapPolicy("AtTransition")
+	require.NoError(t, err)
+	assert.Equal(t, GapAtTransition, got)
+	_, err = ParseFoldPolicy("twice")
+	assert.True(t, errors.Is(err, ErrUnknownPolicy))
+	_, err = ParseGapPolicy("")
+	assert.True(t, errors.Is(err, ErrUnknownPolicy))
+	assert.Equal(t, "date", ByDate.String())
+	assert.Equal(t, "wall", ByWall.String())
+}
+
+// robfig/cron v3 panics with TZ=0; ParseCron must never panic on input.
+func TestParseCronNeverPanics(t *testing.T) {
+	for _, spec := range []string{"TZ=0", "TZ=0 * * * * *", "CRON_TZ=", "@", "@every", "*/", "/", "-", ",", "#", "L", "W", "LW", "1#", "#1", "\x00", "TZ=\x00 * * * * *"} {
+		assert.NotPanics(t, func() { _, _ = ParseCron(spec) }, spec)
+		assert.NotPanics(t, func() { _, _ = ParseCron("0 0 "+spec+" * *") }, spec)
+		assert.NotPanics(t, func() { _, _ = ParseCron("0 0 * * "+spec) }, spec)
+	}
+}

@@ -1,0 +1,163 @@
+package dstsafe
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A zoneTable is the offset history of one *time.Location as a sorted list
+// of periods of constant UTC offset: period i starts at instant at[i] (unix
+// seconds; at[0] is math.MinInt64) and has offset off[i]. Consecutive periods
+// always differ in offset: boundaries where only the abbreviation or the DST
+// flag changes are merged away, since they move no wall reading.
+//
+// The offsets are the time package's own (Time.Zone), so an instant we
+// compute always reads back as the wall reading it was computed from.
+// The table is exact for instants below hi; beyond that (years past
+// tableEndYear), windows are scanned on demand.
+type zoneTable struct {
+	loc *time.Location
+	at  []int64
+	off []int32
+	hi  int64
+}
+
+// tableEndYear is where cached tables stop. Zones past their last explicit
+// transition follow a POSIX TZ rule every year; a table to 2400 keeps every
+// realistic lookup in the fast path at a few KiB per zone.
+const tableEndYear = 2400
+
+var tableEnd = daysFromCivil(tableEndYear, time.January, 1) * secondsPerDay
+
+// maxOffsetSpan bounds |UTC offset| (the largest in the tz database are the
+// Local Mean Times of Manila and Alaska, about 15h56m) with room to spare: an
+// instant reading as wall w lies within maxOffsetSpan of w's naive seconds.
+const maxOffsetSpan = 27 * 3600
+
+func offsetAt(loc *time.Location, sec int64) int32 {
+	_, off := time.Unix(sec, 0).In(loc).Zone()
+	return int32(off)
+}
+
+// scanZone lists the offset changes of loc from the period containing from
+// up to the first change at or after to. It walks Time.ZoneBounds but never
+// trusts it blindly: ZoneBounds may report a boundary where the offset does
+// not change (merged here), and for instants late in a leap year past the
+// last explicit transition its end can be at or before its argument
+// (golang/go#81583): then we probe forward a day at a time and bisect.
+func scanZone(loc *time.Location, from, to int64) (at []int64, off []int32, hi int64) {
+	cur := from
+	o := offsetAt(loc, cur)
+	at = append(at, math.MinInt64)
+	off = append(off, o)
+	for cur < to {
+		_, end := time.Unix(cur, 0).In(loc).ZoneBounds()
+		if end.IsZero() {
+			return at, off, math.MaxInt64 // no change ever again
+		}
+		e := end.Unix()
+		if e <= cur {
+			probe := cur + secondsPerDay
+			if offsetAt(loc, probe) == o {
+				cur = probe
+				continue
+			}
+			e = firstChange(loc, cur, probe, o)
+		} else if offsetAt(loc, e-1) != o {
+			// The offset changed before the reported end: find where.
+			e = firstChange(loc, cur, e-1, o)
+		}
+		if n := offsetAt(loc, e); n != o {
+			at = append(at, e)
+			off = append(off, n)
+			o = n
+		}
+		cur = e
+	}
+	return at, off, cur
+}
+
+// firstChange returns the first instant in (lo, hi] whose offset differs
+// from o, given that hi's does.
+func firstChange(loc *time.Location, lo, hi int64, o int32) int64 {
+	for hi-lo > 1 {
+		m := lo + (hi-lo)/2
+		if offsetAt(loc, m) == o {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
+// window returns the periods covering instants [lo, hi]: from the table when
+// it reaches that far, else from a fresh scan.
+func (z *zoneTable) window(lo, hi int64) (at []int64, off []int32) {
+	if hi < z.hi {
+		return z.at, z.off
+	}
+	at, off, _ = scanZone(z.loc, lo, hi+1)
+	return at, off
+}
+
+// periodIndex returns the index of the period containing instant sec.
+func periodIndex(at []int64, sec int64) int {
+	lo, hi := 0, len(at)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if at[m] <= sec {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+var (
+	tablesMu  sync.Mutex
+	tables    atomic.Pointer[map[*time.Location]*zoneTable]
+	lastTable atomic.Pointer[zoneTable]
+)
+
+// maxTables bounds the cache. Each time.LoadLocation returns a new
+// *time.Location, so a program loading zones in a loop must not grow it
+// without limit; past the bound the cache starts over.
+const maxTables = 512
+
+// tableFor returns the cached table of loc, building it on first use.
+// Lookups of a cached zone take no lock and allocate nothing.
+func tableFor(loc *time.Location) *zoneTable {
+	if z := lastTable.Load(); z != nil && z.loc == loc {
+		return z
+	}
+	if m := tables.Load(); m != nil {
+		if z, ok := (*m)[loc]; ok {
+			lastTable.Store(z)
+			return z
+		}
+	}
+	tablesMu.Lock()
+	defer tablesMu.Unlock()
+	old := tables.Load()
+	if old != nil {
+		if z, ok := (*old)[loc]; ok {
+			return z
+		}
+	}
+	at, off, hi := scanZone(loc, math.MinInt64/4, tableEnd)
+	z := &zoneTable{loc: loc, at: at, off: off, hi: hi}
+	m := make(map[*time.Location]*zoneTable)
+	if old != nil && len(*old) < maxTables {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[loc] = z
+	tables.Store(&m)
+	lastTable.Store(z)
+	return z
+}
