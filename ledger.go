@@ -3,7 +3,12 @@ package dstsafe
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // A Ledger records which logical periods of which jobs have been claimed,
@@ -32,6 +37,9 @@ type Ledger interface {
 	// Finish ends a running claim held with token in state (StateSucceeded,
 	// StateFailed or StateSkipped), with reason kept for failures.
 	// ErrLeaseLost if the token no longer holds the period.
+	//
+	// The token fences, not the clock: a holder whose lease ran out but whose
+	// period nobody took over may still heartbeat or finish it.
 	Finish(ctx context.Context, job, period string, token int64, state State, reason string) (Record, error)
 	// Get returns the record of a period, ErrNotFound if it was never claimed.
 	Get(ctx context.Context, job, period string) (Record, error)
@@ -77,7 +85,8 @@ func (s State) String() string {
 }
 
 // Record is a ledger's row for one (job, period).
-// All instants are in UTC.
+// All instants are in UTC, truncated to microseconds (PostgreSQL's
+// precision), so that every backend reports the same values.
 type Record struct {
 	Job, Period string
 	State       State
@@ -90,7 +99,7 @@ type Record struct {
 	StartedAt  time.Time // when the current attempt was claimed
 	FinishedAt time.Time // zero while running
 	LeaseUntil time.Time // running claims: abandoned after this instant
-	Reason     string    // why it failed
+	Reason     string    // why it failed or was skipped, as given to Finish
 }
 
 // ClaimRequest asks a Ledger for a period.
@@ -129,8 +138,13 @@ var (
 	ErrLeaseLost = errors.New("dstsafe: lease lost")
 	// ErrNotFound: the period has no record.
 	ErrNotFound = errors.New("dstsafe: no record")
-	// ErrInvalidKey: an empty, over-long or non-UTF-8 job name, period or owner.
+	// ErrInvalidKey: an empty, over-long or non-UTF-8 job name, period or
+	// owner. The error is a *KeyError naming the field.
 	ErrInvalidKey = errors.New("dstsafe: invalid ledger key")
+	// ErrInvalidRequest: a ledger call with an argument that is not a key
+	// but is out of range: a negative lease or MaxAttempts, or Finish with a
+	// state other than succeeded, failed or skipped.
+	ErrInvalidRequest = errors.New("dstsafe: invalid ledger request")
 )
 
 // ClaimedError is returned by Claim when the period was claimed before.
@@ -147,3 +161,355 @@ func (e *ClaimedError) Error() string {
 
 // Unwrap returns ErrAlreadyClaimed.
 func (e *ClaimedError) Unwrap() error { return ErrAlreadyClaimed }
+
+// Limits on what a ledger stores. Every backend enforces them, so a key
+// that one backend accepts is accepted by all.
+const (
+	// MaxKeyLen is the longest job name, period or owner, in bytes.
+	MaxKeyLen = 255
+	// MaxReasonLen is the longest failure reason kept, in bytes; longer
+	// reasons are cut at a rune boundary (see NormalizeReason).
+	MaxReasonLen = 4096
+)
+
+// KeyError reports a job name, period, owner or List bound that a ledger
+// refuses. errors.Is(err, ErrInvalidKey) reports true for it.
+type KeyError struct {
+	Field  string // "job", "period", "owner", "from" or "to"
+	Value  string // the value as given (possibly not UTF-8)
+	Reason string // "empty", "longer than 255 bytes", ...
+}
+
+func (e *KeyError) Error() string {
+	return fmt.Sprintf("dstsafe: invalid ledger key: %s %q: %s", e.Field, e.Value, e.Reason)
+}
+
+// Unwrap returns ErrInvalidKey.
+func (e *KeyError) Unwrap() error { return ErrInvalidKey }
+
+// ValidateKey checks a job name, period or owner: non-empty, at most
+// MaxKeyLen bytes, valid UTF-8 and free of NUL bytes (PostgreSQL's text type
+// cannot hold NUL). field names the argument in the error, a *KeyError
+// wrapping ErrInvalidKey. Backends call it before touching storage.
+func ValidateKey(field, s string) error {
+	switch {
+	case s == "":
+		return &KeyError{Field: field, Value: s, Reason: "empty"}
+	case len(s) > MaxKeyLen:
+		return &KeyError{Field: field, Value: s, Reason: fmt.Sprintf("longer than %d bytes", MaxKeyLen)}
+	}
+	return validateText(field, s)
+}
+
+// ValidateBound checks a List bound: like ValidateKey, except that empty
+// means open and the length is not limited.
+func ValidateBound(field, s string) error {
+	return validateText(field, s)
+}
+
+func validateText(field, s string) error {
+	if !utf8.ValidString(s) {
+		return &KeyError{Field: field, Value: s, Reason: "not valid UTF-8"}
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return &KeyError{Field: field, Value: s, Reason: "contains a NUL byte"}
+	}
+	return nil
+}
+
+// Validate checks a claim request: keys by ValidateKey, a lease and a
+// MaxAttempts that are not negative. Errors wrap ErrInvalidKey or
+// ErrInvalidRequest.
+func (r ClaimRequest) Validate() error {
+	if err := ValidateKeys(r.Job, r.Period); err != nil {
+		return err
+	}
+	if err := ValidateKey("owner", r.Owner); err != nil {
+		return err
+	}
+	if _, err := EffectiveLease(r.Lease); err != nil {
+		return err
+	}
+	if r.Retry.MaxAttempts < 0 {
+		return fmt.Errorf("%w: negative Retry.MaxAttempts %d", ErrInvalidRequest, r.Retry.MaxAttempts)
+	}
+	return nil
+}
+
+// ValidateKeys checks a job name and a period with ValidateKey.
+func ValidateKeys(job, period string) error {
+	if err := ValidateKey("job", job); err != nil {
+		return err
+	}
+	return ValidateKey("period", period)
+}
+
+// EffectiveLease returns the lease a claim or heartbeat asking for d gets:
+// DefaultLease for zero, d itself when positive, and an error wrapping
+// ErrInvalidRequest when negative. Leases below a microsecond round up to
+// one, since instants are kept to microseconds.
+func EffectiveLease(d time.Duration) (time.Duration, error) {
+	switch {
+	case d < 0:
+		return 0, fmt.Errorf("%w: negative lease %v", ErrInvalidRequest, d)
+	case d == 0:
+		return DefaultLease, nil
+	case d < time.Microsecond:
+		return time.Microsecond, nil
+	}
+	return d.Truncate(time.Microsecond), nil
+}
+
+// ValidateFinishState reports an error wrapping ErrInvalidRequest unless s
+// is a state a run can finish in: StateSucceeded, StateFailed, StateSkipped.
+func ValidateFinishState(s State) error {
+	switch s {
+	case StateSucceeded, StateFailed, StateSkipped:
+		return nil
+	}
+	return fmt.Errorf("%w: cannot finish in state %s (%d)", ErrInvalidRequest, s, uint8(s))
+}
+
+// NormalizeReason returns the reason a ledger stores for Finish: invalid
+// UTF-8 replaced by U+FFFD, NUL bytes dropped, cut to MaxReasonLen bytes at
+// a rune boundary. A result is never refused for its reason.
+func NormalizeReason(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\x00", "")
+	if len(s) <= MaxReasonLen {
+		return s
+	}
+	cut := MaxReasonLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// LedgerTime returns t as ledgers store it: in UTC, truncated to
+// microseconds, without a monotonic clock reading.
+func LedgerTime(t time.Time) time.Time {
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// StateAt returns the state of r at instant now: StateAbandoned for a
+// running record whose lease ended before now, r.State otherwise.
+// Backends store StateRunning and report StateAbandoned through it.
+func (r Record) StateAt(now time.Time) State {
+	if r.State == StateRunning && now.After(r.LeaseUntil) {
+		return StateAbandoned
+	}
+	return r.State
+}
+
+// Allows reports whether p lets a new claim take over existing, whose
+// State is already derived (see Record.StateAt): it must be failed with
+// p.Failed or abandoned with p.Abandoned, and have used fewer than
+// p.MaxAttempts attempts. Running, succeeded and skipped periods are never
+// taken over.
+func (p RetryPolicy) Allows(existing Record) bool {
+	switch existing.State {
+	case StateFailed:
+		if !p.Failed {
+			return false
+		}
+	case StateAbandoned:
+		if !p.Abandoned {
+			return false
+		}
+	default:
+		return false
+	}
+	return existing.Attempt < p.MaxAttempts
+}
+
+// LeaseLost returns the error Heartbeat and Finish report when token no
+// longer holds the period whose record is cur: it wraps ErrLeaseLost and
+// names the current token and state.
+func LeaseLost(cur Record, token int64) error {
+	return fmt.Errorf("%w: job %q period %q: token %d does not hold it (token %d, %s, owner %q)",
+		ErrLeaseLost, cur.Job, cur.Period, token, cur.Token, cur.State, cur.Owner)
+}
+
+// NotFound returns the error wrapping ErrNotFound for a period without a record.
+func NotFound(job, period string) error {
+	return fmt.Errorf("%w: job %q period %q", ErrNotFound, job, period)
+}
+
+// MemoryLedger is a Ledger held in memory: for tests, examples and
+// single-process services. Its records live as long as it does. It is safe
+// for concurrent use; claims of one period are serialised, so of many
+// concurrent claims exactly one wins. Leases are measured by its Clock, so a
+// *clockwork.FakeClock makes a claim abandoned by Advance.
+//
+// The zero value is not usable: call NewMemoryLedger.
+type MemoryLedger struct {
+	clock Clock
+	mu    sync.RWMutex
+	jobs  map[string]map[string]*Record // job -> period -> record
+}
+
+var _ Ledger = (*MemoryLedger)(nil)
+
+// NewMemoryLedger returns an empty MemoryLedger that reads time from clock,
+// or from RealClock when clock is nil.
+func NewMemoryLedger(clock Clock) *MemoryLedger {
+	if clock == nil {
+		clock = RealClock()
+	}
+	return &MemoryLedger{clock: clock, jobs: make(map[string]map[string]*Record)}
+}
+
+func (m *MemoryLedger) now() time.Time { return LedgerTime(m.clock.Now()) }
+
+// Claim implements Ledger. A failed or abandoned period is taken over only
+// when req.Retry allows it (RetryPolicy.Allows); the takeover bumps Token and
+// Attempt, so the previous holder's Heartbeat and Finish get ErrLeaseLost.
+// ctx is only checked on entry: a memory claim does not block.
+func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return Record{}, err
+	}
+	lease, _ := EffectiveLease(req.Lease)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	periods := m.jobs[req.Job]
+	if periods == nil {
+		periods = make(map[string]*Record)
+		m.jobs[req.Job] = periods
+	}
+	r := periods[req.Period]
+	if r == nil {
+		r = &Record{Job: req.Job, Period: req.Period}
+		periods[req.Period] = r
+	} else {
+		cur := *r
+		cur.State = cur.StateAt(now)
+		if !req.Retry.Allows(cur) {
+			return Record{}, &ClaimedError{Existing: cur}
+		}
+	}
+	r.State = StateRunning
+	r.Owner = req.Owner
+	r.Token++
+	r.Attempt++
+	r.StartedAt = now
+	r.FinishedAt = time.Time{}
+	r.LeaseUntil = now.Add(lease)
+	r.Reason = ""
+	return *r, nil
+}
+
+// holder returns the stored record of a period held with token, for
+// Heartbeat and Finish, under m.mu.
+func (m *MemoryLedger) holder(job, period string, token int64) (*Record, error) {
+	r := m.jobs[job][period]
+	if r == nil {
+		return nil, NotFound(job, period)
+	}
+	if r.Token != token || r.State != StateRunning {
+		cur := *r
+		cur.State = cur.StateAt(m.now())
+		return nil, LeaseLost(cur, token)
+	}
+	return r, nil
+}
+
+// Heartbeat implements Ledger. A zero lease means DefaultLease.
+func (m *MemoryLedger) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (Record, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, err
+	}
+	if err := ValidateKeys(job, period); err != nil {
+		return Record{}, err
+	}
+	lease, err := EffectiveLease(lease)
+	if err != nil {
+		return Record{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.holder(job, period, token)
+	if err != nil {
+		return Record{}, err
+	}
+	r.LeaseUntil = m.now().Add(lease)
+	return *r, nil
+}
+
+// Finish implements Ledger. The reason is stored as NormalizeReason(reason).
+func (m *MemoryLedger) Finish(ctx context.Context, job, period string, token int64, state State, reason string) (Record, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, err
+	}
+	if err := ValidateKeys(job, period); err != nil {
+		return Record{}, err
+	}
+	if err := ValidateFinishState(state); err != nil {
+		return Record{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.holder(job, period, token)
+	if err != nil {
+		return Record{}, err
+	}
+	r.State = state
+	r.FinishedAt = m.now()
+	r.Reason = NormalizeReason(reason)
+	return *r, nil
+}
+
+// Get implements Ledger.
+func (m *MemoryLedger) Get(ctx context.Context, job, period string) (Record, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, err
+	}
+	if err := ValidateKeys(job, period); err != nil {
+		return Record{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	r := m.jobs[job][period]
+	if r == nil {
+		return Record{}, NotFound(job, period)
+	}
+	cur := *r
+	cur.State = cur.StateAt(m.now())
+	return cur, nil
+}
+
+// List implements Ledger. It returns an empty slice, not an error, for a
+// job without records or a range without periods.
+func (m *MemoryLedger) List(ctx context.Context, job, from, to string) ([]Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := ValidateKey("job", job); err != nil {
+		return nil, err
+	}
+	if err := ValidateBound("from", from); err != nil {
+		return nil, err
+	}
+	if err := ValidateBound("to", to); err != nil {
+		return nil, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	now := m.now()
+	out := []Record{}
+	for p, r := range m.jobs[job] {
+		if (from != "" && p < from) || (to != "" && p >= to) {
+			continue
+		}
+		cur := *r
+		cur.State = cur.StateAt(now)
+		out = append(out, cur)
+	}
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Period, b.Period) })
+	return out, nil
+}

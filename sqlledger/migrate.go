@@ -1,0 +1,106 @@
+package sqlledger
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"hash/fnv"
+)
+
+// Migrate creates the ledger's table, or upgrades it, to SchemaVersion,
+// recording each applied step in the "<table>_schema" table. It is
+// idempotent and safe to run from many processes at once: PostgreSQL
+// serialises it with a transaction-scoped advisory lock, SQLite with BEGIN
+// IMMEDIATE; each run applies the missing steps in one transaction, so a
+// failure leaves the schema as it was. A database migrated by a newer
+// version of this package gives an error wrapping ErrSchemaTooNew and is
+// left untouched.
+func (l *Ledger) Migrate(ctx context.Context) (err error) {
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlledger: migrate %s: %w", l.table, err)
+	}
+	defer conn.Close()
+	begin := "BEGIN"
+	if l.dialect == SQLite {
+		begin = "BEGIN IMMEDIATE" // take the write lock now: no upgrade, no SQLITE_BUSY_SNAPSHOT
+	}
+	if _, err := conn.ExecContext(ctx, begin); err != nil {
+		return fmt.Errorf("sqlledger: migrate %s: %w", l.table, err)
+	}
+	done := false
+	defer func() {
+		if done {
+			return
+		}
+		// The transaction is ours, not database/sql's: end it before the
+		// connection goes back to the pool, or drop the connection.
+		if _, rbErr := conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rbErr != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	fail := func(step string, e error) error {
+		return fmt.Errorf("sqlledger: migrate %s: %s: %w", l.table, step, e)
+	}
+
+	schema := quoteTable(l.table + "_schema")
+	ts := "BIGINT"
+	if l.dialect == PostgreSQL {
+		h := fnv.New64a()
+		h.Write([]byte("dstsafe/sqlledger:" + l.table))
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(h.Sum64())); err != nil {
+			return fail("lock", err)
+		}
+		ts = "TIMESTAMPTZ"
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+schema+` (
+    version    INTEGER PRIMARY KEY,
+    about      TEXT NOT NULL,
+    applied_at `+ts+` NOT NULL
+)`); err != nil {
+		return fail("create schema table", err)
+	}
+	var cur int
+	if err := conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM `+schema).Scan(&cur); err != nil {
+		return fail("read version", err)
+	}
+	if cur > SchemaVersion {
+		return fmt.Errorf("sqlledger: migrate %s: database at version %d, this package knows %d: %w", l.table, cur, SchemaVersion, ErrSchemaTooNew)
+	}
+	insert := `INSERT INTO ` + schema + ` (version, about, applied_at) VALUES ($1, $2, $3)`
+	if l.dialect == SQLite {
+		insert = `INSERT INTO ` + schema + ` (version, about, applied_at) VALUES (?1, ?2, ?3)`
+	}
+	for _, m := range migrations {
+		if m.version <= cur {
+			continue
+		}
+		for _, stmt := range m.stmts(l.dialect, l.table) {
+			if _, err := conn.ExecContext(ctx, stmt); err != nil {
+				return fail(fmt.Sprintf("version %d (%s)", m.version, m.about), err)
+			}
+		}
+		if _, err := conn.ExecContext(ctx, insert, m.version, m.about, l.timeArg(l.now())); err != nil {
+			return fail(fmt.Sprintf("record version %d", m.version), err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return fail("commit", err)
+	}
+	done = true
+	return nil
+}
+
+// Version returns the schema version of the database: 0 before the first
+// Migrate, SchemaVersion after it.
+func (l *Ledger) Version(ctx context.Context) (int, error) {
+	var v int
+	err := l.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM `+quoteTable(l.table+"_schema")).Scan(&v)
+	if err != nil {
+		if missingTable(err) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("sqlledger: schema version of %s: %w", l.table, err)
+	}
+	return v, nil
+}

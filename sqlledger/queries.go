@@ -1,0 +1,101 @@
+package sqlledger
+
+import (
+	"fmt"
+	"strings"
+)
+
+// queries holds the statements of one Ledger, built once for its dialect
+// and table.
+type queries struct {
+	insert, get, takeover, heartbeat, finish string
+	list                                     [4]string // no bound, from, to, both
+}
+
+const cols = `job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason`
+
+// quoteTable quotes each part of a validated (schema.)table name.
+func quoteTable(name string) string {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		parts[i] = `"` + p + `"`
+	}
+	return strings.Join(parts, ".")
+}
+
+func buildQueries(d Dialect, table string) *queries {
+	t := quoteTable(table)
+	q := &queries{
+		// $1 job, $2 period, $3 owner, $4 now, $5 lease until.
+		insert: `INSERT INTO ` + t + ` (` + cols + `)
+VALUES ($1, $2, 'running', $3, 1, 1, $4, NULL, $5, '')
+ON CONFLICT (job_name, period) DO NOTHING
+RETURNING ` + cols,
+		get: `SELECT ` + cols + ` FROM ` + t + ` WHERE job_name = $1 AND period = $2`,
+		// $6..$8: the token, stored status and lease read before: the
+		// takeover only happens if nobody changed the row since, not even
+		// a heartbeat that revived an abandoned claim.
+		takeover: `UPDATE ` + t + `
+SET status = 'running', owner = $3, token = token + 1, attempt = attempt + 1,
+    started_at = $4, finished_at = NULL, lease_until = $5, reason = ''
+WHERE job_name = $1 AND period = $2 AND token = $6 AND status = $7 AND lease_until = $8
+RETURNING ` + cols,
+		// $3 token, $4 new lease until.
+		heartbeat: `UPDATE ` + t + ` SET lease_until = $4
+WHERE job_name = $1 AND period = $2 AND token = $3 AND status = 'running'
+RETURNING ` + cols,
+		// $3 token, $4 status, $5 now, $6 reason.
+		finish: `UPDATE ` + t + ` SET status = $4, finished_at = $5, reason = $6
+WHERE job_name = $1 AND period = $2 AND token = $3 AND status = 'running'
+RETURNING ` + cols,
+	}
+	base := `SELECT ` + cols + ` FROM ` + t + ` WHERE job_name = $1`
+	q.list = [4]string{
+		base + ` ORDER BY period`,
+		base + ` AND period >= $2 ORDER BY period`,
+		base + ` AND period < $2 ORDER BY period`,
+		base + ` AND period >= $2 AND period < $3 ORDER BY period`,
+	}
+	if d == SQLite {
+		// SQLite numbers parameters ?NNN; $NNN would be a named parameter.
+		for _, s := range []*string{&q.insert, &q.get, &q.takeover, &q.heartbeat, &q.finish, &q.list[0], &q.list[1], &q.list[2], &q.list[3]} {
+			*s = strings.ReplaceAll(*s, "$", "?")
+		}
+	}
+	return q
+}
+
+// migration is one step of the schema, applied once, in order.
+type migration struct {
+	version int
+	about   string
+	stmts   func(d Dialect, table string) []string
+}
+
+// migrations is the schema history. Append, never edit: databases in the
+// field have run the old steps.
+var migrations = []migration{
+	{1, "create the job runs table", func(d Dialect, table string) []string {
+		text, ts := `TEXT`, `BIGINT` // SQLite: microseconds since 1970, UTC
+		if d == PostgreSQL {
+			text, ts = `TEXT COLLATE "C"`, `TIMESTAMPTZ` // byte order for keys, like SQLite's BINARY
+		}
+		return []string{fmt.Sprintf(`CREATE TABLE %s (
+    job_name    %s NOT NULL,
+    period      %s NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'skipped')),
+    owner       TEXT NOT NULL,
+    token       BIGINT NOT NULL,
+    attempt     INTEGER NOT NULL,
+    started_at  %s NOT NULL,
+    finished_at %s,
+    lease_until %s NOT NULL,
+    reason      TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (job_name, period)
+)`, quoteTable(table), text, text, ts, ts, ts)}
+	}},
+}
+
+// SchemaVersion is the schema version Migrate brings a database to: the
+// version of the last migration.
+const SchemaVersion = 1
