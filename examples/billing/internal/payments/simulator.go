@@ -68,6 +68,19 @@ func (s *Simulator) Charge(ctx context.Context, req Request) (Charge, error) {
 	if req.IdempotencyKey == "" {
 		return Charge{}, ErrNoIdempotencyKey
 	}
+	c, err := s.charge(req)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lose[req.IdempotencyKey] > 0 {
+		// Processed, but the answer never reaches the caller: what a
+		// client sees when its request times out.
+		s.lose[req.IdempotencyKey]--
+		return Charge{}, transportError(fmt.Errorf("response lost: %w", context.DeadlineExceeded))
+	}
+	return c, err
+}
+
+func (s *Simulator) charge(req Request) (Charge, error) {
 	s.mu.Lock()
 	s.requests++
 	if e, ok := s.keys[req.IdempotencyKey]; ok {
@@ -111,12 +124,6 @@ func (s *Simulator) Charge(ctx context.Context, req Request) (Charge, error) {
 		s.captured = append(s.captured, e.charge)
 	}
 	close(e.done)
-	if s.lose[req.IdempotencyKey] > 0 {
-		// The charge is made, but its answer never reaches the caller:
-		// what a client sees when its request times out.
-		s.lose[req.IdempotencyKey]--
-		return Charge{}, transportError(fmt.Errorf("response lost: %w", context.DeadlineExceeded))
-	}
 	return e.charge, e.err
 }
 
@@ -131,9 +138,9 @@ func (s *Simulator) Hold(key string) (release func()) {
 	return func() { once.Do(func() { close(ch) }) }
 }
 
-// LoseResponses makes the next n requests with key succeed at the processor
-// but fail for the caller as a timeout would: the money moved, the caller
-// does not know it.
+// LoseResponses makes the answers to the next n requests with key get lost:
+// the processor processes each request (the first one charges) but the
+// caller gets a timeout. The money moved; the caller does not know it.
 func (s *Simulator) LoseResponses(key string, n int) {
 	s.mu.Lock()
 	s.lose[key] += n
