@@ -573,7 +573,12 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 	if tmin >= hi-2*secondsPerDay {
 		at, off, hi = scanZone(c.loc, tmin-2*secondsPerDay, tmin+400*secondsPerDay)
 	}
-	j := periodIndex(at, tmin)
+	var j int
+	if len(at) == len(z.at) && &at[0] == &z.at[0] {
+		j = z.period(tmin)
+	} else {
+		j = periodIndex(at, tmin)
+	}
 	ps := at[j]
 	var memo matchMemo
 	for tmin <= maxCronUnix {

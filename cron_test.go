@@ -599,7 +599,7 @@ func TestPolicyStrings(t *testing.T) {
 func TestParseCronNeverPanics(t *testing.T) {
 	for _, spec := range []string{"TZ=0", "TZ=0 * * * * *", "CRON_TZ=", "@", "@every", "*/", "/", "-", ",", "#", "L", "W", "LW", "1#", "#1", "\x00", "TZ=\x00 * * * * *"} {
 		assert.NotPanics(t, func() { _, _ = ParseCron(spec) }, spec)
-		assert.NotPanics(t, func() { _, _ = ParseCron("0 0 "+spec+" * *") }, spec)
-		assert.NotPanics(t, func() { _, _ = ParseCron("0 0 * * "+spec) }, spec)
+		assert.NotPanics(t, func() { _, _ = ParseCron("0 0 " + spec + " * *") }, spec)
+		assert.NotPanics(t, func() { _, _ = ParseCron("0 0 * * " + spec) }, spec)
 	}
 }

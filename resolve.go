@@ -180,9 +180,15 @@ func Lookup(w Wall, loc *time.Location) Resolution {
 // lookupNaive resolves the naive seconds s (a wall reading counted as if it
 // were UTC) plus nsec against z.
 func lookupNaive(z *zoneTable, s int64, nsec int) Resolution {
-	at, off := z.window(s-maxOffsetSpan, s+maxOffsetSpan)
+	at, off := z.at, z.off
+	var i int
+	if s+maxOffsetSpan < z.hi {
+		i = z.period(s - maxOffsetSpan)
+	} else {
+		at, off, _ = scanZone(z.loc, s-maxOffsetSpan, s+maxOffsetSpan+1)
+		i = periodIndex(at, s-maxOffsetSpan)
+	}
 	loc := z.loc
-	i := periodIndex(at, s-maxOffsetSpan)
 	first, last := -1, -1
 	gap := -1
 	for j := i; j < len(at) && at[j] <= s+maxOffsetSpan; j++ {

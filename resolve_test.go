@@ -378,3 +378,18 @@ func TestKindAndDisambiguationStrings(t *testing.T) {
 	assert.Error(t, err)
 	assert.False(t, errors.Is(err, ErrInvalidWall))
 }
+
+func TestCivilFromDaysFastMatchesSlow(t *testing.T) {
+	for _, z := range []int64{-12_699_422, -12_699_421, -1, 0, 1, 59, 60, 365, 10956, 1 << 29, 1<<29 + 1} {
+		y1, m1, d1 := civilFromDays(z)
+		y2, m2, d2 := civilFromDaysSlow(z)
+		require.Equal(t, []int{y2, int(m2), d2}, []int{y1, int(m1), d1}, "day %d", z)
+	}
+	for z := int64(-12_699_422); z < 1<<29; z += 9973 {
+		y1, m1, d1 := civilFromDays(z)
+		y2, m2, d2 := civilFromDaysSlow(z)
+		if y1 != y2 || m1 != m2 || d1 != d2 {
+			t.Fatalf("day %d: fast %d-%d-%d, slow %d-%d-%d", z, y1, m1, d1, y2, m2, d2)
+		}
+	}
+}

@@ -210,8 +210,36 @@ func daysFromCivil(y int, m time.Month, d int) int64 {
 	return era*146097 + doe - 719468
 }
 
-// civilFromDays is the inverse of daysFromCivil.
+// civilFromDays is the inverse of daysFromCivil. In the range of years
+// that matter it uses Neri and Schneider's Euclidean affine algorithm
+// ("Euclidean affine functions and their application to calendar
+// algorithms", 2022), which needs no division by a variable.
 func civilFromDays(z int64) (int, time.Month, int) {
+	const shift = 82 // 400-year cycles added to keep the arithmetic unsigned
+	const k = 719468 + 146097*shift
+	if z < -k || z > 1<<29 {
+		return civilFromDaysSlow(z)
+	}
+	n := uint64(z + k)
+	n1 := 4*n + 3
+	c := n1 / 146097
+	nc := n1 % 146097 / 4
+	n2 := 4*nc + 3
+	p2 := 2939745 * n2
+	zz := p2 >> 32
+	ny := (p2 & 0xFFFFFFFF) / 2939745 / 4
+	y := int64(100*c+zz) - 400*shift
+	n3 := 2141*ny + 197913
+	m := n3 >> 16
+	d := (n3&0xFFFF)/2141 + 1
+	if ny >= 306 {
+		y++
+		m -= 12
+	}
+	return int(y), time.Month(m), int(d)
+}
+
+func civilFromDaysSlow(z int64) (int, time.Month, int) {
 	z += 719468
 	era := z / 146097
 	if z < 0 && z%146097 != 0 {

@@ -22,6 +22,51 @@ type zoneTable struct {
 	at  []int64
 	off []int32
 	hi  int64
+
+	// idx[k] is the period containing instant base + k<<idxShift: a lookup
+	// starts there and walks at most a few periods, instead of a binary
+	// search whose branches the CPU cannot predict.
+	base int64
+	idx  []int32
+}
+
+// idxShift sizes the buckets of zoneTable.idx: 2^23 s is about 97 days,
+// less than the distance between two transitions of almost any zone.
+const idxShift = 23
+
+func (z *zoneTable) buildIndex() {
+	if len(z.at) < 2 {
+		return
+	}
+	z.base = z.at[1] &^ (1<<idxShift - 1)
+	end := min(z.hi, z.at[len(z.at)-1]+1<<idxShift)
+	n := int((end-z.base)>>idxShift) + 1
+	z.idx = make([]int32, n)
+	j := 0
+	for k := range z.idx {
+		t := z.base + int64(k)<<idxShift
+		for j+1 < len(z.at) && z.at[j+1] <= t {
+			j++
+		}
+		z.idx[k] = int32(j)
+	}
+}
+
+// period returns the index of the period containing instant sec, for a
+// table (not a scanned window).
+func (z *zoneTable) period(sec int64) int {
+	if sec < z.base || len(z.idx) == 0 {
+		return periodIndex(z.at, sec)
+	}
+	k := (sec - z.base) >> idxShift
+	if k >= int64(len(z.idx)) {
+		return periodIndex(z.at, sec)
+	}
+	j := int(z.idx[k])
+	for j+1 < len(z.at) && z.at[j+1] <= sec {
+		j++
+	}
+	return j
 }
 
 // tableEndYear is where cached tables stop. Zones past their last explicit
@@ -150,6 +195,7 @@ func tableFor(loc *time.Location) *zoneTable {
 	}
 	at, off, hi := scanZone(loc, math.MinInt64/4, tableEnd)
 	z := &zoneTable{loc: loc, at: at, off: off, hi: hi}
+	z.buildIndex()
 	m := make(map[*time.Location]*zoneTable)
 	if old != nil && len(*old) < maxTables {
 		for k, v := range *old {

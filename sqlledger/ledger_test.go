@@ -159,4 +159,3 @@ func (x txLedger) Get(ctx context.Context, job, period string) (dstsafe.Record, 
 func (x txLedger) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
 	return inTx(ctx, x.l, func(v *sqlledger.Ledger) ([]dstsafe.Record, error) { return v.List(ctx, job, from, to) })
 }
-

@@ -1,0 +1,64 @@
+package dstsafe_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dstsafe/dstsafe"
+)
+
+// zone loads a zone pinned in testdata/zoneinfo (tzdata 2025b), so the
+// tests do not change with the host's tz database.
+func zone(t testing.TB, name string) *time.Location {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "zoneinfo", filepath.FromSlash(name)))
+	require.NoError(t, err, "pinned zone %s", name)
+	loc, err := time.LoadLocationFromTZData(name, data)
+	require.NoError(t, err, "pinned zone %s", name)
+	return loc
+}
+
+// quiet is a logger that drops everything.
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// textLogger writes logfmt lines to w, without timestamps so golden
+// comparisons stay stable.
+func textLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+}
+
+// newSim returns a scheduler on a fake clock at start with a MemoryLedger
+// on the same clock.
+func newSim(t testing.TB, start time.Time, opts ...dstsafe.SchedulerOption) (*dstsafe.Scheduler, *clockwork.FakeClock, *dstsafe.MemoryLedger) {
+	t.Helper()
+	clock := clockwork.NewFakeClockAt(start)
+	ledger := dstsafe.NewMemoryLedger(clock)
+	opts = append([]dstsafe.SchedulerOption{
+		dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithOwner("test"),
+	}, opts...)
+	return dstsafe.NewScheduler(opts...), clock, ledger
+}
+
+func mustCron(t testing.TB, spec string, opts ...dstsafe.CronOption) *dstsafe.Cron {
+	t.Helper()
+	c, err := dstsafe.ParseCron(spec, opts...)
+	require.NoError(t, err)
+	return c
+}
+
+func nop(context.Context, dstsafe.Run) error { return nil }
