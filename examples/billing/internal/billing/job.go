@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -34,6 +35,8 @@ type Job struct {
 	// is unknown (timeout, lost response, key in flight), always with the
 	// same idempotency key. Defaults to 3.
 	Attempts int
+	// Log, if set, gets a line per run.
+	Log *slog.Logger
 	// Progress, if set, is called after each subscription.
 	Progress func(done, total int)
 	// Hooks let tests crash the job at its two dangerous points.
@@ -82,6 +85,19 @@ func IdempotencyKey(subID int64, period Date) string {
 // others; the returned error then lists them and the run must be retried.
 func (j *Job) Bill(ctx context.Context, runDate Date, runID string) (Result, error) {
 	subs, err := DueOn(ctx, j.DB, runDate)
+	if err != nil {
+		return Result{}, err
+	}
+	return j.billAll(ctx, subs, runID)
+}
+
+// BillDue charges every subscription whose next charge instant (its
+// customer's local midnight, stored in UTC) is at or before now, for the
+// period starting on its next_billing_date: per-customer local-midnight
+// billing. Calling it on every tick of a frequent schedule bills each
+// customer once per period, whatever the clocks did that night.
+func (j *Job) BillDue(ctx context.Context, now time.Time, runID string) (Result, error) {
+	subs, err := DueAt(ctx, j.DB, now)
 	if err != nil {
 		return Result{}, err
 	}

@@ -42,7 +42,7 @@ func newWorld(t *testing.T, b billingtest.Backend, n, failing int) world {
 	require.NoError(t, billing.Migrate(ctx, db))
 	seed := billing.NewSeed(n, failing, fallBack, chicago)
 	require.NoError(t, billing.InsertSubscriptions(ctx, db, seed.Subscriptions))
-	return world{db: db, loc: loc, sim: payments.NewSimulator(payments.WithDeclined("card_declined", seed.Declining...)), seed: seed}
+	return world{db: db, loc: loc, sim: payments.NewSimulator(), seed: seed}
 }
 
 func (w world) job() *billing.Job {

@@ -2,6 +2,8 @@ package billing
 
 import (
 	"fmt"
+
+	"github.com/dstsafe/dstsafe/examples/billing/internal/payments"
 	"time"
 )
 
@@ -16,7 +18,8 @@ type Seed struct {
 var plans = []int64{1900, 2900, 4900, 7900, 9900}
 
 // NewSeed returns n subscriptions due on date in zone, ids 1..n, of which
-// failing (spread evenly) belong to customers whose card will be declined.
+// failing (spread evenly) belong to customers whose card the processor
+// declines (payments.DeclinedPrefix).
 func NewSeed(n, failing int, date Date, zone *time.Location) Seed {
 	var s Seed
 	for i := 1; i <= n; i++ {
@@ -30,8 +33,10 @@ func NewSeed(n, failing int, date Date, zone *time.Location) Seed {
 		})
 	}
 	for k := range failing {
-		i := (2*k + 1) * n / (2 * failing) // the middle of each of failing equal slices
-		s.Declining = append(s.Declining, s.Subscriptions[i].CustomerRef)
+		// The middle of each of failing equal slices.
+		sub := &s.Subscriptions[(2*k+1)*n/(2*failing)]
+		sub.CustomerRef = fmt.Sprintf("%s%06d", payments.DeclinedPrefix, sub.ID)
+		s.Declining = append(s.Declining, sub.CustomerRef)
 	}
 	return s
 }

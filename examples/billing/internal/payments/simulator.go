@@ -3,8 +3,13 @@ package payments
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 )
+
+// DeclinedPrefix marks test customers whose every charge is declined, like
+// Stripe's test card 4000000000000002: "cus_declined_000185".
+const DeclinedPrefix = "cus_declined_"
 
 // Simulator is an in-process payment processor with Stripe's idempotency
 // rules. It moves no real money; Captured says how much it would have.
@@ -41,7 +46,7 @@ func WithDeclined(code string, customerRefs ...string) SimulatorOption {
 }
 
 // NewSimulator returns a processor that accepts every charge except those
-// its options decline.
+// of customers named with DeclinedPrefix and those its options decline.
 func NewSimulator(opts ...SimulatorOption) *Simulator {
 	s := &Simulator{
 		keys:     map[string]*entry{},
@@ -111,7 +116,11 @@ func (s *Simulator) charge(req Request) (Charge, error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if code, ok := s.declined[req.CustomerRef]; ok {
+	code, ok := s.declined[req.CustomerRef]
+	if !ok && strings.HasPrefix(req.CustomerRef, DeclinedPrefix) {
+		code, ok = "card_declined", true
+	}
+	if ok {
 		e.err = &DeclineError{Code: code}
 	} else {
 		e.charge = Charge{
