@@ -125,3 +125,31 @@ func (n *Naive) batchUpdate(ctx context.Context) error {
 	n.pending, n.pendingPeriods = nil, nil
 	return nil
 }
+
+// NaiveRun is a row of job_runs: a start of the naive worker.
+type NaiveRun struct {
+	RunID   string
+	Started time.Time
+}
+
+// NaiveRuns returns the naive worker's runs, in order.
+func NaiveRuns(ctx context.Context, db *DB) ([]NaiveRun, error) {
+	rows, err := db.QueryContext(ctx, db.q(`SELECT run_id, started_at FROM job_runs WHERE job = ? ORDER BY started_at`), JobName)
+	if err != nil {
+		return nil, fmt.Errorf("naive: runs: %w", err)
+	}
+	defer rows.Close()
+	var runs []NaiveRun
+	for rows.Next() {
+		var (
+			r  NaiveRun
+			at utc
+		)
+		if err := rows.Scan(&r.RunID, &at); err != nil {
+			return nil, err
+		}
+		r.Started = time.Time(at)
+		runs = append(runs, r)
+	}
+	return runs, rows.Err()
+}

@@ -3,6 +3,7 @@ package billing
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // Report is what Reconcile found.
@@ -145,6 +146,38 @@ func Stats(ctx context.Context, db *DB, since Date) ([]RunStats, error) {
 			return nil, err
 		}
 		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// Charge is a row of charges.
+type Charge struct {
+	SubscriptionID int64
+	PeriodStart    Date
+	Status         string
+	RunID          string
+	CreatedAt      time.Time
+}
+
+// Charges returns the charges for periods starting on or after since, by id.
+func Charges(ctx context.Context, db *DB, since Date) ([]Charge, error) {
+	rows, err := db.QueryContext(ctx, db.q(`SELECT subscription_id, period_start, status, run_id, created_at
+		FROM charges WHERE period_start >= ? ORDER BY id`), since)
+	if err != nil {
+		return nil, fmt.Errorf("billing: charges: %w", err)
+	}
+	defer rows.Close()
+	var out []Charge
+	for rows.Next() {
+		var (
+			c  Charge
+			at utc
+		)
+		if err := rows.Scan(&c.SubscriptionID, &c.PeriodStart, &c.Status, &c.RunID, &at); err != nil {
+			return nil, err
+		}
+		c.CreatedAt = time.Time(at)
+		out = append(out, c)
 	}
 	return out, rows.Err()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -88,7 +89,7 @@ func querySubscriptions(ctx context.Context, db *DB, query string, args ...any) 
 		if err := rows.Scan(&s.ID, &s.CustomerRef, &s.AmountMinor, &s.Currency, &s.NextBillingDate, &zone, &at); err != nil {
 			return nil, fmt.Errorf("billing: scan subscription: %w", err)
 		}
-		if s.Zone, err = time.LoadLocation(zone); err != nil {
+		if s.Zone, err = loadZone(zone); err != nil {
 			return nil, fmt.Errorf("billing: subscription %d: %w", s.ID, err)
 		}
 		s.NextChargeAt = time.Time(at)
@@ -113,4 +114,20 @@ func advance(ctx context.Context, db *DB, tx *sql.Tx, sub Subscription, period D
 		return fmt.Errorf("billing: advance subscription %d past %s: %w", sub.ID, period, ErrConcurrentUpdate)
 	}
 	return nil
+}
+
+var zones sync.Map // zone name -> *time.Location
+
+// loadZone is time.LoadLocation with a cache: loading reads and parses a
+// tzdata file, and the resolver caches its tables per *time.Location.
+func loadZone(name string) (*time.Location, error) {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := zones.LoadOrStore(name, loc)
+	return actual.(*time.Location), nil
 }
