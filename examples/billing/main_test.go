@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"flag"
 	"os"
 	"path/filepath"
@@ -80,11 +81,20 @@ func mustLoad(name string) *time.Location {
 }
 
 // TestDemoGolden runs the command as a newcomer does and compares its
-// output with testdata/demo.golden (go test -update rewrites it).
+// output with testdata/demo.golden (go test -update rewrites it). Its
+// numbers are then checked against the databases the run used.
 func TestDemoGolden(t *testing.T) {
+	checked := false
+	inspect = func(cfg config, r Replay, naive, safe *billing.DB) {
+		checkDemo(t, cfg, r, naive, safe)
+		checked = true
+	}
+	defer func() { inspect = nil }()
+
 	var stdout, stderr bytes.Buffer
 	code := realMain(context.Background(), nil, &stdout, &stderr)
 	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
+	require.True(t, checked)
 	golden := filepath.Join("testdata", "demo.golden")
 	if *update {
 		require.NoError(t, os.WriteFile(golden, stdout.Bytes(), 0o644))
@@ -94,42 +104,31 @@ func TestDemoGolden(t *testing.T) {
 	assert.Equal(t, string(want), stdout.String())
 }
 
-// TestDemoNumbersFromDatabase replays into databases the test then reads
-// itself: the printed numbers must be what is in them, and what the
-// postmortem says happened.
-func TestDemoNumbersFromDatabase(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "billing.db")
-		cfg := demoConfig(t)
-		cfg.SQLitePath = path
-		r, err := replay(context.Background(), cfg)
-		require.NoError(t, err)
-		naive, err := billing.OpenSQLite(filepath.Join(filepath.Dir(path), "billing.naive.db"))
-		require.NoError(t, err)
-		defer naive.Close()
-		safe, err := billing.OpenSQLite(path)
-		require.NoError(t, err)
-		defer safe.Close()
-		checkDemo(t, cfg, r, naive, safe)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		dsn := dstsafetest.RequireEnv(t, billingtest.PostgresEnv)
-		cfg := demoConfig(t)
-		cfg.PostgresDSN, cfg.Schema = dsn, "billing_demo_test"
-		r, err := replay(context.Background(), cfg)
-		require.NoError(t, err)
-		var dbs []*billing.DB
+// TestDemoPostgres replays into PostgreSQL and reads the schemas back. The
+// night has 1,291 subscriptions with DSTSAFE_LONG=1, 150 by default.
+func TestDemoPostgres(t *testing.T) {
+	dsn := dstsafetest.RequireEnv(t, billingtest.PostgresEnv)
+	cfg := demoConfig(t)
+	if os.Getenv("DSTSAFE_LONG") == "" {
+		cfg.Subscriptions = 150
+	}
+	cfg.PostgresDSN, cfg.Schema = dsn, fmt.Sprintf("billing_demo_test_%d", os.Getpid())
+	t.Cleanup(func() {
 		for _, suffix := range []string{"_naive", "_dstsafe", "_local"} {
-			db, err := billing.OpenPostgres(context.Background(), dsn, cfg.Schema+suffix)
-			require.NoError(t, err)
-			t.Cleanup(func() {
-				db.Close()
-				_ = billing.DropSchema(context.Background(), dsn, cfg.Schema+suffix)
-			})
-			dbs = append(dbs, db)
+			_ = billing.DropSchema(context.Background(), dsn, cfg.Schema+suffix)
 		}
-		checkDemo(t, cfg, r, dbs[0], dbs[1])
 	})
+	checked := false
+	inspect = func(cfg config, r Replay, naive, safe *billing.DB) {
+		checkDemo(t, cfg, r, naive, safe)
+		checked = true
+	}
+	defer func() { inspect = nil }()
+	r, err := replay(context.Background(), cfg)
+	require.NoError(t, err)
+	require.True(t, checked)
+	assert.Equal(t, fmt.Sprintf("naive: runs=2 charged=%d duplicates=%d | dstsafe: runs=1 charged=%d duplicates=0",
+		2*(cfg.Subscriptions-7), cfg.Subscriptions-7, cfg.Subscriptions-7), r.summary())
 }
 
 func demoConfig(t *testing.T) config {

@@ -110,8 +110,15 @@ func replay(ctx context.Context, cfg config) (Replay, error) {
 	if r.Local, err = replayLocal(ctx, cfg, dbs.local); err != nil {
 		return r, err
 	}
+	if inspect != nil {
+		inspect(cfg, r, dbs.naive, dbs.dstsafe)
+	}
 	return r, nil
 }
+
+// inspect, set by tests, reads the databases before they are closed (and,
+// by default, deleted).
+var inspect func(cfg config, r Replay, naive, dstsafe *billing.DB)
 
 // replayNaive runs the postmortem's worker: a tick every 20 s from local
 // midnight to the next.
