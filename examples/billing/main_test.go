@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"flag"
+	"log/slog"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -239,3 +240,5 @@ func chargeRows(t *testing.T, db *billing.DB) int {
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM charges`).Scan(&n))
 	return n
 }
+
+var discard = slog.New(slog.DiscardHandler)

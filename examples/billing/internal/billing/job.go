@@ -225,7 +225,7 @@ func (j *Job) callProcessor(ctx context.Context, req payments.Request) (payments
 
 func (j *Job) now() time.Time {
 	if j.Clock == nil {
-		return time.Now()
+		return dstsafe.RealClock().Now()
 	}
 	return j.Clock.Now()
 }
