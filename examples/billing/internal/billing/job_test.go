@@ -42,8 +42,10 @@ func newWorld(t *testing.T, b billingtest.Backend, n, failing int) world {
 	require.NoError(t, billing.Migrate(ctx, db))
 	seed := billing.NewSeed(n, failing, fallBack, chicago)
 	require.NoError(t, billing.InsertSubscriptions(ctx, db, seed.Subscriptions))
-	return world{db: db, loc: loc, sim: payments.NewSimulator(), seed: seed}
+	return world{db: db, loc: loc, sim: newSim(), seed: seed}
 }
+
+func newSim() *payments.Simulator { return payments.NewSimulator() }
 
 func (w world) job() *billing.Job {
 	return &billing.Job{DB: w.db, Processor: w.sim, Zone: chicago}
