@@ -45,6 +45,16 @@ func (d Date) AddMonth() Date {
 	return Date{first.Year(), first.Month(), min(d.Day, last)}
 }
 
+// MarshalText makes a Date "2024-11-03" in JSON.
+func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText parses "2024-11-03".
+func (d *Date) UnmarshalText(b []byte) error {
+	p, err := ParseDate(string(b))
+	*d = p
+	return err
+}
+
 // Before reports whether d is before e.
 func (d Date) Before(e Date) bool { return d.String() < e.String() }
 

@@ -70,8 +70,8 @@ func OpenSQLite(path string) (*DB, error) {
 // keyword/value string, as pgx accepts). A non-empty schema is created if
 // needed and becomes the connections' search_path, so that several billing
 // databases (the naive replica, the dstsafe run, parallel tests) can share
-// one server.
-func OpenPostgres(ctx context.Context, dsn, schema string) (*DB, error) {
+// one server. params are extra session settings ("synchronous_commit").
+func OpenPostgres(ctx context.Context, dsn, schema string, params ...string) (*DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("billing: postgres dsn: %w", err)
@@ -84,6 +84,9 @@ func OpenPostgres(ctx context.Context, dsn, schema string) (*DB, error) {
 			return nil, fmt.Errorf("billing: create schema %s: %w", schema, err)
 		}
 		cfg.RuntimeParams["search_path"] = schema
+	}
+	for i := 0; i+1 < len(params); i += 2 {
+		cfg.RuntimeParams[params[i]] = params[i+1]
 	}
 	db := stdlib.OpenDB(*cfg)
 	if err := db.PingContext(ctx); err != nil {

@@ -8,23 +8,23 @@ import (
 
 // Report is what Reconcile found.
 type Report struct {
-	Since Date
+	Since Date `json:"since"`
 	// Duplicates are subscriptions charged more than once for one period:
 	// the postmortem's query.
-	Duplicates []Duplicate
+	Duplicates []Duplicate `json:"duplicates"`
 	// DuplicateAmountMinor is the money taken twice (or more): the sum of
 	// every successful charge beyond the first, per currency minor unit.
-	DuplicateAmountMinor int64
+	DuplicateAmountMinor int64 `json:"duplicate_amount_minor"`
 	// Unbilled are subscriptions still due for a period that was billed for
 	// others, with no charge row for it: a run missed them.
-	Unbilled []int64
+	Unbilled []int64 `json:"unbilled"`
 	// NotAdvanced are subscriptions charged for a period whose
 	// next_billing_date still points at or before it: the next run would
 	// charge them again.
-	NotAdvanced []int64
+	NotAdvanced []int64 `json:"not_advanced"`
 	// Declined counts subscriptions whose charge for their current period
 	// was declined: due but unpaid, dunning's business, not an error.
-	Declined int
+	Declined int `json:"declined"`
 }
 
 // OK reports whether nothing is wrong: no duplicate, no subscription
@@ -35,9 +35,9 @@ func (r Report) OK() bool {
 
 // Duplicate is one subscription charged Count times for one period.
 type Duplicate struct {
-	SubscriptionID int64
-	PeriodStart    Date
-	Count          int
+	SubscriptionID int64 `json:"subscription_id"`
+	PeriodStart    Date  `json:"period_start"`
+	Count          int   `json:"count"`
 }
 
 // Reconcile checks the charges of periods starting on or after since
