@@ -32,6 +32,12 @@ type Cron struct {
 	dowLast        uint8  // nL: last weekday n of the month
 	dowNth         [7]uint8
 
+	// Precomputed from the fields above, for dayMask.
+	allDays  bool      // both day fields are * (and nothing else)
+	domExtra bool      // L, LW or nW present
+	dowExtra bool      // nL or n#k present
+	dowDays  [7]uint32 // days 1-31 whose weekday matches, by weekday of the 1st
+
 	every  int64 // @every: period in seconds; 0 for field specs
 	origin int64 // @every: unix second the period counts from
 
@@ -239,6 +245,17 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 	c.dowLast = uint8(dow.lastOf&0x7f | dow.lastOf>>7&1)
 	for i, k := range dow.nth {
 		c.dowNth[i%7] |= k
+	}
+
+	c.domExtra = c.domLast || c.domLastWeekday || c.domNearest != 0
+	c.dowExtra = c.dowLast != 0 || c.dowNth != [7]uint8{}
+	c.allDays = c.domStar && c.dowStar
+	for wd1 := range 7 {
+		for d := 1; d <= 31; d++ {
+			if c.dow&(1<<((wd1+d-1)%7)) != 0 {
+				c.dowDays[wd1] |= 1 << d
+			}
+		}
 	}
 
 	c.fixed = !sec.leadingStar && !min.leadingStar && !hour.leadingStar
@@ -608,7 +625,7 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 					t = ps
 				}
 				if t >= tmin {
-					best = Occurrence{At: time.Unix(t, 0).In(c.loc), Wall: wallOfNaive(g, 0), Kind: Gap}
+					best = Occurrence{At: time.Unix(t, 0).In(c.loc), Wall: memo.wallOf(g), Kind: Gap}
 					bestT, found = t, true
 				}
 			}
@@ -635,7 +652,7 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 				kind = Fold
 			}
 			if t := w - o; t <= bestT {
-				best = Occurrence{At: time.Unix(t, 0).In(c.loc), Wall: wallOfNaive(w, 0), Kind: kind}
+				best = Occurrence{At: time.Unix(t, 0).In(c.loc), Wall: memo.wallOf(w), Kind: kind}
 				bestT, found, bestSecond = t, true, second
 			}
 			break
@@ -649,9 +666,12 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 			if hi == math.MaxInt64 {
 				return Occurrence{}, false, false
 			}
+			// Scan on from a little before, so that a transition just
+			// before the old table's end still marks its fold or gap.
 			start := hi
-			at, off, hi = scanZone(c.loc, start, start+400*secondsPerDay)
-			j, ps = 0, start
+			at, off, hi = scanZone(c.loc, start-2*secondsPerDay, start+400*secondsPerDay)
+			j = periodIndex(at, start)
+			ps = at[j]
 			tmin = max(tmin, start)
 			continue
 		}
@@ -673,6 +693,7 @@ func satAdd(a, b int64) int64 {
 // period, Next asks again and again from starting points below a far match.
 type matchMemo struct {
 	from, w int64
+	wall    Wall
 	ok, set bool
 }
 
@@ -680,15 +701,23 @@ func (m *matchMemo) next(c *Cron, from int64) (int64, bool) {
 	if m.set && from >= m.from && (!m.ok || from <= m.w) {
 		return m.w, m.ok
 	}
-	w, ok := c.nextMatch(from)
-	*m = matchMemo{from: from, w: w, ok: ok, set: true}
+	w, wall, ok := c.nextMatch(from)
+	*m = matchMemo{from: from, w: w, wall: wall, ok: ok, set: true}
 	return w, ok
+}
+
+// wallOf returns the Wall of naive seconds w, free when w is the last match.
+func (m *matchMemo) wallOf(w int64) Wall {
+	if m.set && m.ok && m.w == w {
+		return m.wall
+	}
+	return wallOfNaive(w, 0)
 }
 
 // nextMatch returns the first wall reading (naive seconds) at or after s
 // that the fields match, ignoring zones. It searches at most 400 years, one
 // full cycle of the Gregorian calendar.
-func (c *Cron) nextMatch(s int64) (int64, bool) {
+func (c *Cron) nextMatch(s int64) (int64, Wall, bool) {
 	days := floorDiv(s, secondsPerDay)
 	sod := int(s - days*secondsPerDay)
 	y, m, d := civilFromDays(days)
@@ -708,14 +737,14 @@ func (c *Cron) nextMatch(s int64) (int64, bool) {
 			d, sod = nd, 0
 		}
 		if t, ok := c.timeOfDay(sod); ok {
-			return daysFromCivil(y, m, d)*secondsPerDay + int64(t), true
+			return daysFromCivil(y, m, d)*secondsPerDay + int64(t), Wall{y, m, d, t / 3600, t / 60 % 60, t % 60, 0}, true
 		}
 		d, sod = d+1, 0
 		if d > daysIn(y, m) {
 			y, m, d, sod = nextMonth(y, m)
 		}
 	}
-	return 0, false
+	return 0, Wall{}, false
 }
 
 func nextMonth(y int, m time.Month) (int, time.Month, int, int) {
@@ -777,10 +806,40 @@ func nextBit32(mask uint32, from int) (int, bool) {
 func (c *Cron) dayMask(y int, m time.Month) uint32 {
 	n := daysIn(y, m)
 	valid := uint32(1)<<(n+1) - 2
-	wd1 := int(weekdayOf(daysFromCivil(y, m, 1)))
-	weekday := func(d int) int { return (wd1 + d - 1) % 7 }
+	if c.allDays {
+		return valid
+	}
+	var dom, dow uint32
+	var wd1 int
+	if !c.dowStar || c.domExtra {
+		wd1 = int(weekdayOf(daysFromCivil(y, m, 1)))
+	}
+	if !c.domStar {
+		dom = c.dom & valid
+		if c.domExtra {
+			dom |= c.domExtras(n, wd1)
+		}
+	}
+	if !c.dowStar {
+		dow = c.dowDays[wd1] & valid
+		if c.dowExtra {
+			dow |= c.dowExtras(n, wd1)
+		}
+	}
+	switch {
+	case c.domStar:
+		return dow
+	case c.dowStar:
+		return dom
+	}
+	return dom | dow
+}
 
-	dom := c.dom & valid
+// domExtras returns the days named by L, LW and nW in a month of n days
+// whose first day is weekday wd1.
+func (c *Cron) domExtras(n, wd1 int) uint32 {
+	weekday := func(d int) int { return (wd1 + d - 1) % 7 }
+	var dom uint32
 	if c.domLast {
 		dom |= 1 << n
 	}
@@ -812,15 +871,14 @@ func (c *Cron) dayMask(y int, m time.Month) uint32 {
 		}
 		dom |= 1 << d
 	}
+	return dom
+}
 
+// dowExtras returns the days named by nL and n#k.
+func (c *Cron) dowExtras(n, wd1 int) uint32 {
 	var dow uint32
 	for wd := 0; wd < 7; wd++ {
 		first := 1 + (wd-wd1+7)%7
-		if c.dow&(1<<wd) != 0 {
-			for d := first; d <= n; d += 7 {
-				dow |= 1 << d
-			}
-		}
 		if c.dowLast&(1<<wd) != 0 {
 			dow |= 1 << (first + 7*((n-first)/7))
 		}
@@ -830,16 +888,7 @@ func (c *Cron) dayMask(y int, m time.Month) uint32 {
 			}
 		}
 	}
-
-	switch {
-	case c.domStar && c.dowStar:
-		return valid
-	case c.domStar:
-		return dow
-	case c.dowStar:
-		return dom
-	}
-	return dom | dow
+	return dow
 }
 
 // matchesSomeDay reports whether any day of a full 400-year Gregorian cycle

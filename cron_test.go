@@ -2,6 +2,8 @@ package dstsafe
 
 import (
 	"errors"
+	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -601,5 +603,85 @@ func TestParseCronNeverPanics(t *testing.T) {
 		assert.NotPanics(t, func() { _, _ = ParseCron(spec) }, spec)
 		assert.NotPanics(t, func() { _, _ = ParseCron("0 0 " + spec + " * *") }, spec)
 		assert.NotPanics(t, func() { _, _ = ParseCron("0 0 * * " + spec) }, spec)
+	}
+}
+
+// The cached zone tables end in 2400; schedules must not notice the seam.
+// Sydney falls back in April 2400, right after the table's last period.
+func TestNextAcrossTableEnd(t *testing.T) {
+	for _, zone := range []string{"Australia/Sydney", "America/Chicago", "Australia/Lord_Howe", "Europe/London"} {
+		loc := pinned(t, zone)
+		for _, spec := range []string{"30 1 * * *", "30 2 * * *", "*/30 * * * *", "45 1 * * *", "15 2 * * *"} {
+			c := parse(t, spec, loc)
+			from := time.Date(2399, 9, 1, 0, 0, 0, 0, time.UTC)
+			prev := from
+			seen := map[string]int{}
+			for prev.Before(time.Date(2401, 6, 1, 0, 0, 0, 0, time.UTC)) {
+				o, ok := c.NextOccurrence(prev)
+				require.True(t, ok)
+				require.True(t, o.At.After(prev))
+				seen[o.Period]++
+				require.Equal(t, 1, seen[o.Period], "%s %s: period %s fired twice (at %v)", zone, spec, o.Period, o.At)
+				if c.Fixed() {
+					// Exactly one fire per civil date.
+					require.Equal(t, 1, countDate(seen, o.Wall.DateString()), "%s %s: %s", zone, spec, o.Wall)
+				}
+				prev = o.At
+			}
+		}
+	}
+}
+
+func countDate(seen map[string]int, date string) int {
+	n := 0
+	for k, v := range seen {
+		if strings.HasPrefix(k, date) {
+			n += v
+		}
+	}
+	return n
+}
+
+// A zone table that ends exactly at a fall-back transition: the readings
+// repeated just after the seam must still count as second readings.
+func TestNextAcrossTableSeamAtFold(t *testing.T) {
+	data, err := os.ReadFile("testdata/zoneinfo/America/Chicago")
+	require.NoError(t, err)
+	for _, seam := range []string{"2024-11-03T07:00:00Z", "2024-03-10T08:00:00Z", "2024-11-03T07:20:00Z"} {
+		loc, err := time.LoadLocationFromTZData("America/Chicago", data)
+		require.NoError(t, err)
+		at, off, hi := scanZone(loc, math.MinInt64/4, mustTime(t, seam).Unix())
+		z := newZoneTable(loc, at, off, hi)
+		tablesMu.Lock()
+		storeTableLocked(z, tables.Load())
+		tablesMu.Unlock()
+		require.Same(t, z, tableFor(loc))
+
+		for _, sc := range []struct {
+			spec string
+			opts []CronOption
+		}{
+			{"30 1 * * *", nil}, {"30 2 * * *", nil}, {"*/30 * * * *", nil},
+			// Weekly: one search walks from days before the seam across it.
+			{"30 2 * * SUN", nil}, {"30 1 * * SUN", []CronOption{WithFold(FoldLast)}},
+			{"30 1 * * SUN", []CronOption{WithFold(FoldBoth)}}, {"30 2 * * SUN", []CronOption{WithGap(GapAtTransition)}},
+		} {
+			spec := sc.spec
+			c := parse(t, spec, loc, sc.opts...)
+			ref := parse(t, spec, pinned(t, "America/Chicago"), sc.opts...)
+			// Start more than two days before the seam, so that Next walks
+			// the table up to its end rather than scanning a fresh window.
+			from := mustTime(t, seam).Add(-6 * 24 * time.Hour)
+			a, b := from, from
+			for a.Before(mustTime(t, seam).Add(72 * time.Hour)) {
+				oa, ok := c.NextOccurrence(a)
+				require.True(t, ok)
+				ob, _ := ref.NextOccurrence(b)
+				require.True(t, oa.At.Equal(ob.At), "seam %s, %s: %v, want %v", seam, spec, oa.At, ob.At)
+				require.Equal(t, ob.Period, oa.Period)
+				require.Equal(t, ob.Kind, oa.Kind)
+				a, b = oa.At, ob.At
+			}
+		}
 	}
 }

@@ -177,20 +177,32 @@ func Lookup(w Wall, loc *time.Location) Resolution {
 	return lookupNaive(tableFor(loc), w.naive(), w.Nanosecond)
 }
 
-// lookupNaive resolves the naive seconds s (a wall reading counted as if it
-// were UTC) plus nsec against z.
-func lookupNaive(z *zoneTable, s int64, nsec int) Resolution {
-	at, off := z.at, z.off
+// solution says which periods of a zone's offset history read as a wall
+// time: first == last for Unique, first < last for Fold (the clocks went
+// back at the start of period last), and gap > 0 for Gap (the wall time
+// falls between period gap-1 and period gap).
+type solution struct {
+	kind             Kind
+	first, last, gap int
+	at               []int64
+	off              []int32
+	table            bool // at/off are z's own (walls are cached)
+}
+
+// solve finds the instants t with t + offset(t) = s, s being a wall
+// reading's naive seconds. Only periods within maxOffsetSpan of s can hold
+// one.
+func solve(z *zoneTable, s int64) solution {
+	sv := solution{at: z.at, off: z.off, table: true, first: -1, last: -1, gap: -1}
 	var i int
 	if s+maxOffsetSpan < z.hi {
 		i = z.period(s - maxOffsetSpan)
 	} else {
-		at, off, _ = scanZone(z.loc, s-maxOffsetSpan, s+maxOffsetSpan+1)
-		i = periodIndex(at, s-maxOffsetSpan)
+		sv.at, sv.off, _ = scanZone(z.loc, s-maxOffsetSpan, s+maxOffsetSpan+1)
+		sv.table = false
+		i = periodIndex(sv.at, s-maxOffsetSpan)
 	}
-	loc := z.loc
-	first, last := -1, -1
-	gap := -1
+	at, off := sv.at, sv.off
 	for j := i; j < len(at) && at[j] <= s+maxOffsetSpan; j++ {
 		t := s - int64(off[j])
 		if t < at[j] {
@@ -200,53 +212,78 @@ func lookupNaive(z *zoneTable, s int64, nsec int) Resolution {
 			// Past this period's end; if the next period's reading is
 			// before its start, w fell into the gap between them.
 			if t2 := s - int64(off[j+1]); t2 < at[j+1] {
-				gap = j + 1
+				sv.gap = j + 1
 			}
 			continue
 		}
-		if first < 0 {
-			first = j
+		if sv.first < 0 {
+			sv.first = j
 		}
-		last = j
+		sv.last = j
 	}
 	switch {
-	case first >= 0 && first == last:
-		t := time.Unix(s-int64(off[first]), int64(nsec)).In(loc)
-		o := int(off[first])
-		return Resolution{Kind: Unique, Earlier: t, Later: t, OffsetBefore: o, OffsetAfter: o}
-	case first >= 0:
-		// Two readings: the clocks went back at the start of period last.
-		tr := at[last]
-		b, a := int64(off[last-1]), int64(off[last])
+	case sv.first >= 0 && sv.first == sv.last:
+		sv.kind = Unique
+	case sv.first >= 0:
+		sv.kind = Fold
+	case sv.gap > 0:
+		sv.kind = Gap
+	default:
+		// Unreachable for a consistent offset history; answer with the
+		// period in force so callers still get a reading.
+		sv.kind = Unique
+		sv.first = periodIndex(at, s-int64(off[periodIndex(at, s)]))
+		sv.last = sv.first
+	}
+	return sv
+}
+
+// transitionWalls returns the wall readings just before and just after the
+// transition that starts period j.
+func (z *zoneTable) transitionWalls(sv *solution, j int) (before, after Wall) {
+	if sv.table {
+		return z.walls[2*j].wall(), z.walls[2*j+1].wall()
+	}
+	return wallOfNaive(sv.at[j]+int64(sv.off[j-1]), 0), wallOfNaive(sv.at[j]+int64(sv.off[j]), 0)
+}
+
+// lookupNaive resolves the naive seconds s (a wall reading counted as if it
+// were UTC) plus nsec against z.
+func lookupNaive(z *zoneTable, s int64, nsec int) Resolution {
+	sv := solve(z, s)
+	loc, at, off := z.loc, sv.at, sv.off
+	switch sv.kind {
+	case Fold:
+		tr := sv.last
+		before, after := z.transitionWalls(&sv, tr)
 		return Resolution{
 			Kind:         Fold,
-			Earlier:      time.Unix(s-int64(off[first]), int64(nsec)).In(loc),
-			Later:        time.Unix(s-int64(off[last]), int64(nsec)).In(loc),
-			Transition:   time.Unix(tr, 0).In(loc),
-			OffsetBefore: int(b),
-			OffsetAfter:  int(a),
-			Start:        wallOfNaive(tr+a, 0),
-			End:          wallOfNaive(tr+b, 0),
+			Earlier:      time.Unix(s-int64(off[sv.first]), int64(nsec)).In(loc),
+			Later:        time.Unix(s-int64(off[sv.last]), int64(nsec)).In(loc),
+			Transition:   time.Unix(at[tr], 0).In(loc),
+			OffsetBefore: int(off[tr-1]),
+			OffsetAfter:  int(off[tr]),
+			Start:        after,
+			End:          before,
 		}
-	case gap > 0:
-		tr := at[gap]
-		b, a := int64(off[gap-1]), int64(off[gap])
+	case Gap:
+		tr := sv.gap
+		b, a := int64(off[tr-1]), int64(off[tr])
+		before, after := z.transitionWalls(&sv, tr)
 		return Resolution{
 			Kind:         Gap,
 			Earlier:      time.Unix(s-a, int64(nsec)).In(loc),
 			Later:        time.Unix(s-b, int64(nsec)).In(loc),
-			Transition:   time.Unix(tr, 0).In(loc),
+			Transition:   time.Unix(at[tr], 0).In(loc),
 			OffsetBefore: int(b),
 			OffsetAfter:  int(a),
-			Start:        wallOfNaive(tr+b, 0),
-			End:          wallOfNaive(tr+a, 0),
+			Start:        before,
+			End:          after,
 		}
 	}
-	// Unreachable for a consistent offset history; fall back to the
-	// period in force at s so callers still get a reading.
-	j := periodIndex(at, s-int64(off[periodIndex(at, s)]))
-	t := time.Unix(s-int64(off[j]), int64(nsec)).In(loc)
-	return Resolution{Kind: Unique, Earlier: t, Later: t, OffsetBefore: int(off[j]), OffsetAfter: int(off[j])}
+	t := time.Unix(s-int64(off[sv.first]), int64(nsec)).In(loc)
+	o := int(off[sv.first])
+	return Resolution{Kind: Unique, Earlier: t, Later: t, OffsetBefore: o, OffsetAfter: o}
 }
 
 // Resolve returns the instant at which the wall reading w happens in loc,
@@ -269,24 +306,28 @@ func Resolve(w Wall, loc *time.Location, d Disambiguation) (time.Time, error) {
 	if err := w.Validate(); err != nil {
 		return time.Time{}, err
 	}
-	r := lookupNaive(tableFor(loc), w.naive(), w.Nanosecond)
-	switch d {
-	case Compatible:
-		if r.Kind == Gap {
-			return r.Later, nil
-		}
-		return r.Earlier, nil
-	case Earlier:
-		return r.Earlier, nil
-	case Later:
-		return r.Later, nil
-	case Reject:
-		if r.Kind == Unique {
-			return r.Earlier, nil
-		}
-		return time.Time{}, &ResolveError{Zone: loc.String(), Wall: w, Resolution: r}
+	z := tableFor(loc)
+	s := w.naive()
+	sv := solve(z, s)
+	// Pick the offset to subtract; only Reject needs the whole Resolution.
+	var o int32
+	switch {
+	case d < Compatible || d > Reject:
+		return time.Time{}, fmt.Errorf("dstsafe: Resolve: unknown Disambiguation %d", int(d))
+	case sv.kind == Unique:
+		o = sv.off[sv.first]
+	case d == Reject:
+		return time.Time{}, &ResolveError{Zone: loc.String(), Wall: w, Resolution: lookupNaive(z, s, w.Nanosecond)}
+	case sv.kind == Fold && d == Later:
+		o = sv.off[sv.last]
+	case sv.kind == Fold:
+		o = sv.off[sv.first]
+	case d == Earlier: // Gap: before the transition, in the new offset
+		o = sv.off[sv.gap]
+	default: // Gap, Compatible or Later: pushed forward, in the old offset
+		o = sv.off[sv.gap-1]
 	}
-	return time.Time{}, fmt.Errorf("dstsafe: Resolve: unknown Disambiguation %d", int(d))
+	return time.Unix(s-int64(o), int64(w.Nanosecond)).In(loc), nil
 }
 
 // ResolveError is returned by Resolve with Reject for a wall time in a fold

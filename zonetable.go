@@ -28,11 +28,41 @@ type zoneTable struct {
 	// search whose branches the CPU cannot predict.
 	base int64
 	idx  []int32
+
+	// walls[2j] and walls[2j+1] are the wall readings just before and
+	// just after the transition that starts period j (j >= 1): the bounds
+	// of the range it skips or repeats.
+	walls []packedWall
+}
+
+// packedWall is a whole-second Wall in 12 bytes.
+type packedWall struct {
+	year                             int32
+	month, day, hour, minute, second uint8
+}
+
+func packWall(w Wall) packedWall {
+	return packedWall{int32(w.Year), uint8(w.Month), uint8(w.Day), uint8(w.Hour), uint8(w.Minute), uint8(w.Second)}
+}
+
+func (p packedWall) wall() Wall {
+	return Wall{int(p.year), time.Month(p.month), int(p.day), int(p.hour), int(p.minute), int(p.second), 0}
 }
 
 // idxShift sizes the buckets of zoneTable.idx: 2^23 s is about 97 days,
 // less than the distance between two transitions of almost any zone.
 const idxShift = 23
+
+func newZoneTable(loc *time.Location, at []int64, off []int32, hi int64) *zoneTable {
+	z := &zoneTable{loc: loc, at: at, off: off, hi: hi}
+	z.buildIndex()
+	z.walls = make([]packedWall, 2*len(at))
+	for j := 1; j < len(at); j++ {
+		z.walls[2*j] = packWall(wallOfNaive(at[j]+int64(off[j-1]), 0))
+		z.walls[2*j+1] = packWall(wallOfNaive(at[j]+int64(off[j]), 0))
+	}
+	return z
+}
 
 func (z *zoneTable) buildIndex() {
 	if len(z.at) < 2 {
@@ -194,8 +224,14 @@ func tableFor(loc *time.Location) *zoneTable {
 		}
 	}
 	at, off, hi := scanZone(loc, math.MinInt64/4, tableEnd)
-	z := &zoneTable{loc: loc, at: at, off: off, hi: hi}
-	z.buildIndex()
+	z := newZoneTable(loc, at, off, hi)
+	storeTableLocked(z, old)
+	return z
+}
+
+// storeTableLocked publishes z; tablesMu must be held.
+func storeTableLocked(z *zoneTable, old *map[*time.Location]*zoneTable) {
+	loc := z.loc
 	m := make(map[*time.Location]*zoneTable)
 	if old != nil && len(*old) < maxTables {
 		for k, v := range *old {
@@ -205,5 +241,4 @@ func tableFor(loc *time.Location) *zoneTable {
 	m[loc] = z
 	tables.Store(&m)
 	lastTable.Store(z)
-	return z
 }

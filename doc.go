@@ -1,0 +1,67 @@
+// Package dstsafe makes scheduled jobs fire exactly once per logical period
+// across daylight-saving transitions, and makes a second run of the same
+// period harmless.
+//
+// Local time is not monotonic. When the clocks go back (a fold) a wall
+// reading such as 01:30 happens twice; when they go forward (a gap) it never
+// happens. A job that asks "is it 01:30 now?" runs twice on the fall-back
+// night and not at all on the spring-forward night; a guard such as "not
+// within 10 minutes" sees 70 real minutes between the two 01:30s and lets the
+// second run through. On 2024-11-03 in America/Chicago that charged 1,284
+// customers twice.
+//
+// dstsafe answers with three pieces:
+//
+//   - an exact resolver from wall readings to instants ([Lookup], [Resolve]),
+//     which never lets time.Date pick an offset;
+//   - cron schedules ([ParseCron]) whose behaviour in a fold and a gap is
+//     explicit, documented and right in every zone of the tz database;
+//   - a [Ledger] that guards each logical period ("billing", "2024-11-03")
+//     with a unique claim, so a second run of the same period, from this
+//     process or another, a second or a year later, does nothing.
+//
+// # Fold and gap policies
+//
+// A schedule names wall readings in a zone (a CRON_TZ=Zone prefix, else UTC,
+// never the machine's local zone). Each matching reading is resolved to an
+// instant; the instants a schedule fires at strictly increase and never
+// repeat.
+//
+//	                      fold: 01:30 happens twice       gap: 02:30 never happens
+//	fixed-time job        once, at the first 01:30        once, at 03:30 CDT
+//	("30 1 * * *")        (FoldFirst)                     (GapShift: pushed forward by the gap)
+//	periodic job          at both 01:30s                  not at all
+//	("*/15 * * * *")      (FoldBoth: follows real time)   (GapSkip: the reading does not exist)
+//
+// A spec is fixed-time when none of its seconds, minute and hour fields
+// starts with * or ?. [WithFold] (FoldFirst, FoldLast, FoldBoth) and
+// [WithGap] (GapShift, GapAtTransition, GapSkip) override the defaults per
+// schedule. Two readings that resolve to the same instant fire once.
+//
+// # Resolving wall readings
+//
+// [Lookup] classifies a [Wall] in a zone as [Unique], [Fold] or [Gap] and
+// returns both candidate instants. [Resolve] picks one with a
+// [Disambiguation], named as in Temporal and java.time:
+//
+//	              Fold (01:30 twice)        Gap (02:30 skipped)
+//	Compatible    first reading (CDT)       pushed forward: 03:30 CDT
+//	Earlier       first reading (CDT)       before the gap: 01:30 CST
+//	Later         second reading (CST)      pushed forward: 03:30 CDT
+//	Reject        ErrAmbiguous              ErrNonexistent
+//
+// Kinds are decided by the change of UTC offset, never by the DST flag, so
+// Europe/Dublin's negative DST and offset changes that are not DST at all
+// (Europe/Volgograd) work like any other transition. The resolver is exact
+// for every zone and year the time package knows, including a skipped day
+// (Pacific/Apia 2011-12-30), midnight gaps (America/Havana, Asia/Beirut),
+// 24:00 transitions (Africa/Cairo), 30-minute shifts (Australia/Lord_Howe)
+// and the POSIX-rule years after a zone's last listed transition.
+//
+// # Time
+//
+// Library code never calls time.Now or time.Sleep. Instants are parameters
+// ([Cron.Next] takes the instant to start from), and whatever has to wait
+// uses a [Clock], which a *clockwork.FakeClock satisfies, so tests walk a
+// fake clock across both transitions.
+package dstsafe

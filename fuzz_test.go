@@ -1,0 +1,234 @@
+package dstsafe_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/dstsafe/dstsafe"
+)
+
+// Fuzz targets, seeded from the table cases. scripts/fuzz runs each for a
+// few seconds; `go test` runs the seeds.
+
+// malformedSpecs are specs ParseCron must refuse with a *ParseError, never a
+// panic (robfig panics on TZ=0).
+var malformedSpecs = []string{
+	"", " ", "TZ=0 * * * * *", "TZ=0", "CRON_TZ=", "CRON_TZ= * * * * *", "CRON_TZ=UTC+5 0 0 * * *",
+	"CRON_TZ=Local 0 0 * * *", "CRON_TZ=Nowhere/Atlantis 0 0 * * *", "CRON_TZ=../../etc/passwd 0 0 * * *",
+	"* * * *", "* * * * * *", "60 * * * *", "* 24 * * *", "* * 0 * *", "* * 32 * *", "* * * 13 *", "* * * * 8",
+	"*/0 * * * *", "5-1 * * * *", "1-2-3 * * * *", "1/2/3 * * * *", ",1 * * * *", "1,, * * * *", "-1 * * * *",
+	"+1 * * * *", "0x1 * * * *", "@every", "@every 0s", "@every -1h", "@every 1.5s", "@every 500ms", "@reboot",
+	"@yearly extra", "L * * * *", "* * 0W * *", "* * * * 8L", "* * * * MON#6", "* * * * #", "* * * * L#1",
+	"\x00 * * * *", "* * * JANUARY *",
+}
+
+// everySpecs are accepted specs of every kind.
+var everySpecs = []string{
+	"*/15 * * * *", "0 * * * *", "30 1 * * *", "30 2 * * *", "0 0 * * *", "0 0 1 * MON", "0 0 L * *",
+	"0 0 LW * *", "0 9 15W * *", "0 12 * * 5L", "0 12 * * FRIL", "0 8 * * MON#2", "0 0 29 2 *",
+	"0 0 30 2 *", "0 0 31 4 *", "*/7 */5 1-10/3 JAN-MAR,OCT sun-wed", "? ? ? ? ?", "0 0 * * 7",
+	"@yearly", "@monthly", "@weekly", "@daily", "@midnight", "@hourly", "@every 90m", "@every 1s",
+	"TZ=Europe/Dublin 30 1 * * *", "CRON_TZ=Pacific/Apia 0 12 * * *", "CRON_TZ=Etc/GMT-5 0 0 * * *",
+}
+
+func fuzzZone(zs []tzZone, i uint16) tzZone { return zs[int(i)%len(zs)] }
+
+// FuzzParseCron: ParseCron never panics; every refusal is a *ParseError;
+// every accepted spec fires at strictly increasing instants and Next
+// terminates.
+func FuzzParseCron(f *testing.F) {
+	for _, s := range malformedSpecs {
+		f.Add(s, false, int64(0))
+	}
+	for _, s := range everySpecs {
+		f.Add(s, false, int64(1_700_000_000))
+		f.Add("0 "+s, true, int64(1_325_000_000))
+	}
+	for _, tc := range famousCronCases {
+		f.Add("CRON_TZ="+tc.zone+" "+tc.spec, false, tc.from.Unix())
+	}
+	f.Fuzz(func(t *testing.T, spec string, seconds bool, from int64) {
+		var opts []dstsafe.CronOption
+		if seconds {
+			opts = append(opts, dstsafe.WithSeconds())
+		}
+		c, err := dstsafe.ParseCron(spec, opts...)
+		if err != nil {
+			var pe *dstsafe.ParseError
+			if !errors.As(err, &pe) || c != nil {
+				t.Fatalf("ParseCron(%q) = %v, %v; want nil and a *ParseError", spec, c, err)
+			}
+			return
+		}
+		at := time.Unix(clampUnix(from), 0)
+		for range 50 {
+			next := c.Next(at)
+			if next.IsZero() {
+				return
+			}
+			if !next.After(at) {
+				t.Fatalf("%q: Next(%v) = %v, not strictly after", spec, at, next)
+			}
+			at = next
+		}
+	})
+}
+
+// clampUnix keeps a fuzzed instant within years 1-9999, where the time
+// package formats and the schedules are meant to be used.
+func clampUnix(s int64) int64 {
+	lo, hi := unixOf(1, 1, 1), unixOf(9999, 1, 1)
+	if s < lo || s > hi {
+		s = lo + int64(uint64(s)%uint64(hi-lo))
+	}
+	return s
+}
+
+// FuzzNext: for a spec in any zone from any instant, Next terminates and is
+// strictly after its argument, NextOccurrence agrees with it, and the
+// occurrence reads as its wall unless the wall fell in a gap.
+func FuzzNext(f *testing.F) {
+	zs := allZones(f)
+	index := func(name string) uint16 {
+		for i, z := range zs {
+			if z.Name == name {
+				return uint16(i)
+			}
+		}
+		return 0
+	}
+	for _, tc := range famousCronCases {
+		f.Add(tc.spec, index(tc.zone), tc.from.Unix(), int64(0))
+	}
+	for i, s := range everySpecs {
+		f.Add(s, uint16(i*37), int64(1_300_000_000+i*86_400*41), int64(i*1e8))
+	}
+	f.Fuzz(func(t *testing.T, spec string, zone uint16, from, nsec int64) {
+		z := fuzzZone(zs, zone)
+		c, err := dstsafe.ParseCron(spec, dstsafe.WithLocation(z.Loc))
+		if err != nil {
+			return
+		}
+		loc := c.Location() // a CRON_TZ= prefix wins over WithLocation
+		at := time.Unix(clampUnix(from), int64(uint64(nsec)%1e9))
+		for range 20 {
+			occ, ok := c.NextOccurrence(at)
+			next := c.Next(at)
+			if ok != !next.IsZero() || (ok && !occ.At.Equal(next)) {
+				t.Fatalf("%q in %s after %v: Next %v, NextOccurrence %v %v", spec, loc, at, next, occ.At, ok)
+			}
+			if !ok {
+				return
+			}
+			if !next.After(at) {
+				t.Fatalf("%q in %s: Next(%v) = %v, not strictly after", spec, loc, at, next)
+			}
+			r := dstsafe.Lookup(occ.Wall, loc)
+			if r.Kind != occ.Kind {
+				t.Fatalf("%q in %s: occurrence %v for wall %v has Kind %v, Lookup says %v", spec, loc, occ.At, occ.Wall, occ.Kind, r.Kind)
+			}
+			if occ.Kind != dstsafe.Gap && !readsAs(occ.At, loc, occ.Wall) {
+				t.Fatalf("%q in %s: occurrence %v does not read as its wall %v", spec, loc, occ.At, occ.Wall)
+			}
+			if occ.Kind == dstsafe.Gap && occ.At.Before(r.Transition) {
+				t.Fatalf("%q in %s: gap wall %v fires at %v, before the transition %v", spec, loc, occ.Wall, occ.At, r.Transition)
+			}
+			at = next
+		}
+	})
+}
+
+// FuzzResolve: Lookup and Resolve never panic, agree with each other, and
+// every instant they call a reading of the wall reads back as it.
+func FuzzResolve(f *testing.F) {
+	zs := allZones(f)
+	index := func(name string) uint16 {
+		for i, z := range zs {
+			if z.Name == name {
+				return uint16(i)
+			}
+		}
+		return 0
+	}
+	add := func(w dstsafe.Wall, zone string) {
+		for d := range uint8(5) {
+			f.Add(w.Year, int(w.Month), w.Day, w.Hour, w.Minute, w.Second, w.Nanosecond, index(zone), d)
+		}
+	}
+	for _, tc := range invalidWallCases {
+		add(tc.w, "America/Chicago")
+	}
+	for _, tc := range famousCronCases {
+		// The walls the famous schedules name, on each day of the case.
+		var mm, hh int
+		if n, _ := fmt.Sscanf(tc.spec, "%d %d", &mm, &hh); n == 2 {
+			for d := tc.from; d.Before(tc.to); d = d.Add(24 * time.Hour) {
+				add(dstsafe.Wall{Year: d.Year(), Month: d.Month(), Day: d.Day(), Hour: hh, Minute: mm}, tc.zone)
+			}
+		}
+	}
+	add(dstsafe.Wall{Year: 2024, Month: 3, Day: 10, Hour: 2, Minute: 30}, "America/Chicago")  // gap
+	add(dstsafe.Wall{Year: 2024, Month: 11, Day: 3, Hour: 1, Minute: 30}, "America/Chicago")  // fold
+	add(dstsafe.Wall{Year: 2011, Month: 12, Day: 30, Hour: 12}, "Pacific/Apia")               // skipped day
+	add(dstsafe.Wall{Year: 1_000_000_000, Month: 12, Day: 31, Hour: 23}, "Europe/London")     // the last year
+	add(dstsafe.Wall{Year: -1_000_000_000, Month: 1, Day: 1}, "Asia/Manila")                  // the first
+	add(dstsafe.Wall{Year: math.MaxInt, Month: 1, Day: 1}, "UTC")                             // out of range
+	add(dstsafe.Wall{Year: 1941, Month: 5, Day: 4, Hour: 2, Minute: 30}, "Europe/London")     // double summer time
+	add(dstsafe.Wall{Year: 1867, Month: 10, Day: 18, Hour: 12}, "America/Sitka")              // Alaska's day repeated
+	add(dstsafe.Wall{Year: 1972, Month: 1, Day: 6, Hour: 23, Minute: 30}, "Africa/Monrovia")  // -00:44:30 -> 00:00
+	add(dstsafe.Wall{Year: 2100, Month: 11, Day: 7, Hour: 1, Minute: 30}, "America/Chicago")  // POSIX-rule year
+	add(dstsafe.Wall{Year: 2400, Month: 3, Day: 12, Hour: 2, Minute: 30}, "America/New_York") // past the cached table
+	f.Fuzz(func(t *testing.T, year, month, day, hour, minute, second, nsec int, zone uint16, d uint8) {
+		z := fuzzZone(zs, zone)
+		w := dstsafe.Wall{Year: year, Month: time.Month(month), Day: day, Hour: hour, Minute: minute, Second: second, Nanosecond: nsec}
+		dis := dstsafe.Disambiguation(d % 5) // 4 is not a Disambiguation
+		r := dstsafe.Lookup(w, z.Loc)
+		got, err := dstsafe.Resolve(w, z.Loc, dis)
+		if w.Validate() != nil {
+			if r.Kind != 0 || !errors.Is(err, dstsafe.ErrInvalidWall) || !got.IsZero() {
+				t.Fatalf("invalid wall %+v in %s: Lookup Kind %v, Resolve %v, %v", w, z.Name, r.Kind, got, err)
+			}
+			return
+		}
+		if dis > dstsafe.Reject {
+			if err == nil {
+				t.Fatalf("Resolve(%v, %s, %v) accepted an unknown Disambiguation", w, z.Name, dis)
+			}
+			return
+		}
+		var want time.Time
+		switch {
+		case dis == dstsafe.Earlier, dis == dstsafe.Compatible && r.Kind != dstsafe.Gap:
+			want = r.Earlier
+		case dis == dstsafe.Later, dis == dstsafe.Compatible:
+			want = r.Later
+		case r.Kind == dstsafe.Unique:
+			want = r.Earlier
+		}
+		if !got.Equal(want) || (err != nil) != (dis == dstsafe.Reject && r.Kind != dstsafe.Unique) {
+			t.Fatalf("Resolve(%v, %s, %v) = %v, %v; Lookup %+v", w, z.Name, dis, got, err, r)
+		}
+		switch r.Kind {
+		case dstsafe.Unique:
+			if !r.Earlier.Equal(r.Later) || !readsAs(r.Earlier, z.Loc, w) {
+				t.Fatalf("%s %v: Unique %v / %v does not read back", z.Name, w, r.Earlier, r.Later)
+			}
+		case dstsafe.Fold:
+			if !r.Earlier.Before(r.Later) || !readsAs(r.Earlier, z.Loc, w) || !readsAs(r.Later, z.Loc, w) ||
+				!r.Earlier.Before(r.Transition) || r.Later.Before(r.Transition) {
+				t.Fatalf("%s %v: Fold %+v", z.Name, w, r)
+			}
+		case dstsafe.Gap:
+			if readsAs(r.Earlier, z.Loc, w) || readsAs(r.Later, z.Loc, w) ||
+				!r.Earlier.Before(r.Transition) || r.Later.Before(r.Transition) ||
+				r.Later.Sub(r.Earlier) != time.Duration(r.OffsetAfter-r.OffsetBefore)*time.Second {
+				t.Fatalf("%s %v: Gap %+v", z.Name, w, r)
+			}
+		default:
+			t.Fatalf("%s %v: valid wall, Lookup Kind %v", z.Name, w, r.Kind)
+		}
+	})
+}
