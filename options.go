@@ -103,6 +103,7 @@ type jobConfig struct {
 	heartbeat    time.Duration
 	misfire      time.Duration
 	runDateZone  *time.Location
+	scheduleZone *time.Location
 }
 
 // DefaultMisfireThreshold is how late a run may start and still count as on
@@ -193,6 +194,21 @@ func WithRunDateZone(loc *time.Location) JobOption {
 		panic("dstsafe: WithRunDateZone with nil location")
 	}
 	return func(c *jobConfig) { c.runDateZone = loc }
+}
+
+// WithScheduleZone sets the zone in which the instants of a plain Schedule
+// (one that is not an OccurrenceSchedule, such as a robfig/cron schedule)
+// are read to key their periods and derive their run dates. Without it they
+// are read in the location the schedule returns them in, and robfig/cron
+// returns them in the location of its argument, UTC here: its two 01:30s
+// of a Chicago fold would then be two periods. Always set it for a plain
+// schedule with a zone. It is ignored for an OccurrenceSchedule, which keys
+// its own periods. It panics if loc is nil.
+func WithScheduleZone(loc *time.Location) JobOption {
+	if loc == nil {
+		panic("dstsafe: WithScheduleZone with nil location")
+	}
+	return func(c *jobConfig) { c.scheduleZone = loc }
 }
 
 // CatchUpPolicy says what a job does with periods that came due while it

@@ -3,9 +3,9 @@ package dstsafe_test
 import (
 	"context"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"log/slog"
 	"testing"
 	"time"
 

@@ -152,8 +152,8 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 //
 // A schedule that is not an OccurrenceSchedule (a robfig/cron schedule,
 // say) works too: each instant it returns is keyed by its wall reading in
-// the instant's location, so two instants that read the same (a fold) share
-// a period and the second is reported as already claimed.
+// the zone of WithScheduleZone (set it), so two instants that read the same
+// (a fold) share a period and the second is reported as already claimed.
 func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context, run Run) error, opts ...JobOption) error {
 	fail := func(err error) error { return &JobError{Job: name, Err: err} }
 	if name == "" || !utf8.ValidString(name) {
@@ -228,9 +228,15 @@ func (j *job) nextAfter(t time.Time) (Occurrence, bool) {
 			return Occurrence{}, false
 		}
 	} else {
+		if loc := j.cfg.scheduleZone; loc != nil {
+			t = t.In(loc)
+		}
 		at := j.sched.Next(t)
 		if at.IsZero() {
 			return Occurrence{}, false
+		}
+		if loc := j.cfg.scheduleZone; loc != nil {
+			at = at.In(loc)
 		}
 		w := WallOf(at)
 		o = Occurrence{At: at, Wall: w, Kind: Unique, Period: w.String()}
