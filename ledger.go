@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -344,9 +345,19 @@ func NotFound(job, period string) error {
 //
 // The zero value is not usable: call NewMemoryLedger.
 type MemoryLedger struct {
-	clock Clock
-	mu    sync.RWMutex
-	jobs  map[string]map[string]*Record // job -> period -> record
+	clock  Clock
+	seed   maphash.Seed
+	shards [memShards]memShard
+}
+
+// memShards spreads periods over locks, so that workers claiming different
+// periods rarely wait for each other.
+const memShards = 64
+
+type memShard struct {
+	mu   sync.RWMutex
+	jobs map[string]map[string]*Record // job -> period -> record
+	_    [32]byte                      // keep shards' locks on separate cache lines
 }
 
 var _ Ledger = (*MemoryLedger)(nil)
@@ -357,10 +368,18 @@ func NewMemoryLedger(clock Clock) *MemoryLedger {
 	if clock == nil {
 		clock = RealClock()
 	}
-	return &MemoryLedger{clock: clock, jobs: make(map[string]map[string]*Record)}
+	m := &MemoryLedger{clock: clock, seed: maphash.MakeSeed()}
+	for i := range m.shards {
+		m.shards[i].jobs = make(map[string]map[string]*Record)
+	}
+	return m
 }
 
 func (m *MemoryLedger) now() time.Time { return LedgerTime(m.clock.Now()) }
+
+func (m *MemoryLedger) shard(period string) *memShard {
+	return &m.shards[maphash.String(m.seed, period)%memShards]
+}
 
 // Claim implements Ledger. A failed or abandoned period is taken over only
 // when req.Retry allows it (RetryPolicy.Allows); the takeover bumps Token and
@@ -374,13 +393,14 @@ func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, err
 		return Record{}, err
 	}
 	lease, _ := EffectiveLease(req.Lease)
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	sh := m.shard(req.Period)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	now := m.now()
-	periods := m.jobs[req.Job]
+	periods := sh.jobs[req.Job]
 	if periods == nil {
 		periods = make(map[string]*Record)
-		m.jobs[req.Job] = periods
+		sh.jobs[req.Job] = periods
 	}
 	r := periods[req.Period]
 	if r == nil {
@@ -405,9 +425,9 @@ func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, err
 }
 
 // holder returns the stored record of a period held with token, for
-// Heartbeat and Finish, under m.mu.
-func (m *MemoryLedger) holder(job, period string, token int64) (*Record, error) {
-	r := m.jobs[job][period]
+// Heartbeat and Finish, under the shard's lock.
+func (m *MemoryLedger) holder(sh *memShard, job, period string, token int64) (*Record, error) {
+	r := sh.jobs[job][period]
 	if r == nil {
 		return nil, NotFound(job, period)
 	}
@@ -431,9 +451,10 @@ func (m *MemoryLedger) Heartbeat(ctx context.Context, job, period string, token 
 	if err != nil {
 		return Record{}, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, err := m.holder(job, period, token)
+	sh := m.shard(period)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	r, err := m.holder(sh, job, period, token)
 	if err != nil {
 		return Record{}, err
 	}
@@ -452,9 +473,10 @@ func (m *MemoryLedger) Finish(ctx context.Context, job, period string, token int
 	if err := ValidateFinishState(state); err != nil {
 		return Record{}, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, err := m.holder(job, period, token)
+	sh := m.shard(period)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	r, err := m.holder(sh, job, period, token)
 	if err != nil {
 		return Record{}, err
 	}
@@ -472,9 +494,10 @@ func (m *MemoryLedger) Get(ctx context.Context, job, period string) (Record, err
 	if err := ValidateKeys(job, period); err != nil {
 		return Record{}, err
 	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	r := m.jobs[job][period]
+	sh := m.shard(period)
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	r := sh.jobs[job][period]
 	if r == nil {
 		return Record{}, NotFound(job, period)
 	}
@@ -484,7 +507,8 @@ func (m *MemoryLedger) Get(ctx context.Context, job, period string) (Record, err
 }
 
 // List implements Ledger. It returns an empty slice, not an error, for a
-// job without records or a range without periods.
+// job without records or a range without periods. It is not a snapshot:
+// records claimed while it runs may be missing.
 func (m *MemoryLedger) List(ctx context.Context, job, from, to string) ([]Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -498,17 +522,20 @@ func (m *MemoryLedger) List(ctx context.Context, job, from, to string) ([]Record
 	if err := ValidateBound("to", to); err != nil {
 		return nil, err
 	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
 	now := m.now()
 	out := []Record{}
-	for p, r := range m.jobs[job] {
-		if (from != "" && p < from) || (to != "" && p >= to) {
-			continue
+	for i := range m.shards {
+		sh := &m.shards[i]
+		sh.mu.RLock()
+		for p, r := range sh.jobs[job] {
+			if (from != "" && p < from) || (to != "" && p >= to) {
+				continue
+			}
+			cur := *r
+			cur.State = cur.StateAt(now)
+			out = append(out, cur)
 		}
-		cur := *r
-		cur.State = cur.StateAt(now)
-		out = append(out, cur)
+		sh.mu.RUnlock()
 	}
 	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Period, b.Period) })
 	return out, nil

@@ -44,6 +44,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -60,6 +61,10 @@ type Ledger struct {
 	table   string // validated, unquoted
 	owned   bool   // Close closes db (OpenSQLite)
 	sql     *queries
+	writeMu *sync.Mutex // SQLite outside a caller's transaction: see one
+	stmts   *stmtCache  // SQLite, outside a caller's transaction
+	txStmts bool        // q is a batch's transaction: use stmts through it
+	batch   *claimQueue // SQLite outside a caller's transaction: see batch.go
 }
 
 var _ dstsafe.Ledger = (*Ledger)(nil)
@@ -117,6 +122,11 @@ func newLedger(db *sql.DB, c config) (*Ledger, error) {
 	}
 	l := &Ledger{db: db, q: db, dialect: d, clock: c.clock, table: c.table}
 	l.sql = buildQueries(d, c.table)
+	if d == SQLite {
+		l.writeMu = new(sync.Mutex)
+		l.stmts = &stmtCache{m: map[string]*sql.Stmt{}}
+		l.batch = new(claimQueue)
+	}
 	return l, nil
 }
 
@@ -165,6 +175,14 @@ func (l *Ledger) DB() *sql.DB { return l.db }
 // Close closes the database if OpenSQLite opened it, and does nothing for
 // a Ledger from New, whose *sql.DB belongs to the caller.
 func (l *Ledger) Close() error {
+	if l.stmts != nil {
+		l.stmts.mu.Lock()
+		for q, st := range l.stmts.m {
+			st.Close()
+			delete(l.stmts.m, q)
+		}
+		l.stmts.mu.Unlock()
+	}
 	if l.owned {
 		return l.db.Close()
 	}
@@ -187,53 +205,63 @@ func (l *Ledger) WithTx(tx *sql.Tx) *Ledger {
 	v := *l
 	v.q = tx
 	v.owned = false
+	v.writeMu = nil // tx holds SQLite's write lock already
+	v.stmts = nil
+	v.batch = nil
 	return &v
 }
 
 func (l *Ledger) now() time.Time { return dstsafe.LedgerTime(l.clock.Now()) }
 
-// Claim implements dstsafe.Ledger. A new period is claimed by a single
-// INSERT ... ON CONFLICT DO NOTHING RETURNING; a period that exists is read
-// and, if req.Retry allows it, taken over by an UPDATE that only matches
-// the version read. Inside a PostgreSQL transaction a claim of a period
-// another open transaction just claimed blocks until that one ends.
+// Claim implements dstsafe.Ledger. A new period is claimed by an
+// INSERT ... ON CONFLICT DO NOTHING RETURNING: the primary key decides who
+// wins. A period that exists is read and, if req.Retry allows it, taken
+// over by an UPDATE that only matches the version read. Inside a
+// PostgreSQL transaction, a claim of a period another open transaction
+// just claimed blocks until that one ends.
+//
+// On SQLite outside a caller's transaction, concurrent claims of one
+// Ledger are committed in groups (see batch.go): each still gets its own
+// answer, only after the commit that made it durable.
 func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
 	if err := req.Validate(); err != nil {
 		return dstsafe.Record{}, err
 	}
+	if l.batch != nil {
+		return l.claimGrouped(ctx, req)
+	}
+	return l.claim(ctx, req)
+}
+
+// claim runs a validated claim on l.q.
+func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
 	lease, _ := dstsafe.EffectiveLease(req.Lease)
-	// Each pass ends unless another writer changed the row between our
-	// statements (a takeover raced us, or the winner rolled back); then the
-	// next pass sees the new row. Three passes cover every interleaving of
-	// one insert and one takeover; more would mean a livelock.
+	// A pass ends the claim unless another writer changed the row between
+	// our statements (a rival takeover, or a winner that rolled back); the
+	// next pass then sees the new row. Eight passes without an answer would
+	// take a livelock.
 	var last dstsafe.Record
 	for range 8 {
-		now := l.now()
-		r, err := l.scanOne(l.q.QueryRowContext(ctx, l.sql.insert,
-			req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease))))
-		if err == nil {
-			return r, nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return dstsafe.Record{}, mapErr("claim", req.Job, req.Period, err)
-		}
-		cur, err := l.scanOne(l.q.QueryRowContext(ctx, l.sql.get, req.Job, req.Period))
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // the winner's transaction rolled back: insert again
-		}
+		r, inserted, err := l.insertOrGet(ctx, req, lease)
 		if err != nil {
 			return dstsafe.Record{}, mapErr("claim", req.Job, req.Period, err)
 		}
-		stored := cur.State
-		cur.State = cur.StateAt(l.now())
-		last = cur
-		if !req.Retry.Allows(cur) {
-			return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: cur}
+		if inserted {
+			return r, nil
 		}
-		now = l.now()
-		r, err = l.scanOne(l.q.QueryRowContext(ctx, l.sql.takeover,
+		if r.Job == "" {
+			continue // the winner's transaction rolled back: insert again
+		}
+		stored := r.State
+		r.State = r.StateAt(l.now())
+		last = r
+		if !req.Retry.Allows(r) {
+			return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: r}
+		}
+		now := l.now()
+		r, err = l.one(ctx, l.sql.takeover, []any{
 			req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease)),
-			cur.Token, statusText(stored), l.timeArg(cur.LeaseUntil)))
+			r.Token, statusText(stored), l.timeArg(r.LeaseUntil)})
 		if err == nil {
 			return r, nil
 		}
@@ -242,6 +270,35 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 		}
 	}
 	return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: last}
+}
+
+// insertOrGet inserts a new running record for req, or returns the stored
+// record that prevented it (State as stored), or a zero Record if there is
+// none after all (a conflicting insert rolled back).
+func (l *Ledger) insertOrGet(ctx context.Context, req dstsafe.ClaimRequest, lease time.Duration) (r dstsafe.Record, inserted bool, err error) {
+	now := l.now()
+	args := []any{req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease))}
+	if l.dialect == PostgreSQL {
+		// One round trip: the CTE inserts, the other branch reads a row
+		// that existed before the statement. Both are empty when the
+		// statement waited for a rival transaction that then committed
+		// (its row is not in this statement's snapshot): read it anew.
+		r, err = l.one(ctx, l.sql.insertOrGet, args, &inserted)
+	} else {
+		// SQLite has no data-modifying CTEs: insert, then read on conflict.
+		// (Reading first would spare the losers of a race the write lock,
+		// but costs every new claim a second transaction: measured, new
+		// claims got twice as slow.)
+		r, err = l.one(ctx, l.sql.insert, args)
+		inserted = err == nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		r, err = l.one(ctx, l.sql.get, []any{req.Job, req.Period})
+		if errors.Is(err, sql.ErrNoRows) {
+			return dstsafe.Record{}, false, nil
+		}
+	}
+	return r, inserted, err
 }
 
 // Heartbeat implements dstsafe.Ledger. A zero lease means
@@ -254,7 +311,7 @@ func (l *Ledger) Heartbeat(ctx context.Context, job, period string, token int64,
 	if err != nil {
 		return dstsafe.Record{}, err
 	}
-	r, err := l.scanOne(l.q.QueryRowContext(ctx, l.sql.heartbeat, job, period, token, l.timeArg(l.now().Add(lease))))
+	r, err := l.one(ctx, l.sql.heartbeat, []any{job, period, token, l.timeArg(l.now().Add(lease))})
 	if errors.Is(err, sql.ErrNoRows) {
 		return dstsafe.Record{}, l.lost(ctx, "heartbeat", job, period, token)
 	}
@@ -273,8 +330,8 @@ func (l *Ledger) Finish(ctx context.Context, job, period string, token int64, st
 	if err := dstsafe.ValidateFinishState(state); err != nil {
 		return dstsafe.Record{}, err
 	}
-	r, err := l.scanOne(l.q.QueryRowContext(ctx, l.sql.finish, job, period, token,
-		statusText(state), l.timeArg(l.now()), dstsafe.NormalizeReason(reason)))
+	r, err := l.one(ctx, l.sql.finish, []any{job, period, token,
+		statusText(state), l.timeArg(l.now()), dstsafe.NormalizeReason(reason)})
 	if errors.Is(err, sql.ErrNoRows) {
 		return dstsafe.Record{}, l.lost(ctx, "finish", job, period, token)
 	}
@@ -298,7 +355,7 @@ func (l *Ledger) Get(ctx context.Context, job, period string) (dstsafe.Record, e
 	if err := dstsafe.ValidateKeys(job, period); err != nil {
 		return dstsafe.Record{}, err
 	}
-	r, err := l.scanOne(l.q.QueryRowContext(ctx, l.sql.get, job, period))
+	r, err := l.one(ctx, l.sql.get, []any{job, period})
 	if errors.Is(err, sql.ErrNoRows) {
 		return dstsafe.Record{}, dstsafe.NotFound(job, period)
 	}
@@ -332,7 +389,15 @@ func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Reco
 	case to != "":
 		q, args = l.sql.list[2], append(args, to)
 	}
-	rows, err := l.q.QueryContext(ctx, q, args...)
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if st, ok := l.prepared(ctx, q); ok {
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = l.q.QueryContext(ctx, q, args...)
+	}
 	if err != nil {
 		return nil, mapErr("list", job, from+".."+to, err)
 	}
@@ -379,11 +444,60 @@ func (l *Ledger) timeArg(t time.Time) any {
 
 type scanner interface{ Scan(dest ...any) error }
 
-func (l *Ledger) scanOne(row *sql.Row) (dstsafe.Record, error) { return l.scan(row) }
+// one runs a statement returning at most one record and scans it (after
+// the destinations in first); sql.ErrNoRows if it returned none.
+//
+// On SQLite, statements are prepared once per connection, and writes
+// outside a caller's transaction take the Ledger's write lock first:
+// SQLite has one writer at a time, and a connection that finds the
+// database locked sleeps in its busy handler (1 ms, 2 ms, 5 ms, ...)
+// rather than queueing. Waiting on a Go mutex instead keeps this process's
+// writers in line; other processes are still kept off by busy_timeout.
+func (l *Ledger) one(ctx context.Context, query string, args []any, first ...any) (dstsafe.Record, error) {
+	if l.writeMu != nil && query != l.sql.get {
+		l.writeMu.Lock()
+		defer l.writeMu.Unlock()
+	}
+	if st, ok := l.prepared(ctx, query); ok {
+		if tx, ok := l.q.(*sql.Tx); ok && l.txStmts {
+			// The statement as prepared on the transaction's connection.
+			st = tx.StmtContext(ctx, st)
+		}
+		return l.scan(st.QueryRowContext(ctx, args...), first...)
+	}
+	return l.scan(l.q.QueryRowContext(ctx, query, args...), first...)
+}
 
-// scan reads the columns of queries.cols into a Record, as stored (a
-// running record is not yet checked against its lease).
-func (l *Ledger) scan(s scanner) (dstsafe.Record, error) {
+// prepared returns query prepared on l.db, for SQLite outside a caller's
+// transaction; false when it should run unprepared. Preparing fails
+// before Migrate (no table): the unprepared run then reports why.
+func (l *Ledger) prepared(ctx context.Context, query string) (*sql.Stmt, bool) {
+	if l.stmts == nil {
+		return nil, false
+	}
+	l.stmts.mu.Lock()
+	defer l.stmts.mu.Unlock()
+	if st, ok := l.stmts.m[query]; ok {
+		return st, true
+	}
+	st, err := l.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, false
+	}
+	l.stmts.m[query] = st
+	return st, true
+}
+
+// stmtCache holds a Ledger's prepared statements, shared by its copies.
+type stmtCache struct {
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+// scan reads the columns of queries.cols, after the destinations in
+// first, into a Record, as stored (a running record is not yet checked
+// against its lease).
+func (l *Ledger) scan(s scanner, first ...any) (dstsafe.Record, error) {
 	var (
 		r      dstsafe.Record
 		status string
@@ -392,7 +506,7 @@ func (l *Ledger) scan(s scanner) (dstsafe.Record, error) {
 	if l.dialect == SQLite {
 		var started, leaseUntil int64
 		var finished sql.NullInt64
-		err = s.Scan(&r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &started, &finished, &leaseUntil, &r.Reason)
+		err = s.Scan(append(first, &r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &started, &finished, &leaseUntil, &r.Reason)...)
 		r.StartedAt = time.UnixMicro(started).UTC()
 		r.LeaseUntil = time.UnixMicro(leaseUntil).UTC()
 		if finished.Valid {
@@ -400,7 +514,7 @@ func (l *Ledger) scan(s scanner) (dstsafe.Record, error) {
 		}
 	} else {
 		var finished sql.NullTime
-		err = s.Scan(&r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &r.StartedAt, &finished, &r.LeaseUntil, &r.Reason)
+		err = s.Scan(append(first, &r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &r.StartedAt, &finished, &r.LeaseUntil, &r.Reason)...)
 		r.StartedAt = dstsafe.LedgerTime(r.StartedAt)
 		r.LeaseUntil = dstsafe.LedgerTime(r.LeaseUntil)
 		if finished.Valid {

@@ -8,8 +8,8 @@ import (
 // queries holds the statements of one Ledger, built once for its dialect
 // and table.
 type queries struct {
-	insert, get, takeover, heartbeat, finish string
-	list                                     [4]string // no bound, from, to, both
+	insert, insertOrGet, get, takeover, heartbeat, finish string
+	list                                                  [4]string // no bound, from, to, both
 }
 
 const cols = `job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason`
@@ -49,6 +49,12 @@ RETURNING ` + cols,
 WHERE job_name = $1 AND period = $2 AND token = $3 AND status = 'running'
 RETURNING ` + cols,
 	}
+	// PostgreSQL only: data-modifying CTEs. The second branch sees only
+	// rows committed before the statement began, never the CTE's own row.
+	q.insertOrGet = `WITH ins AS (` + q.insert + `)
+SELECT true, ` + cols + ` FROM ins
+UNION ALL
+SELECT false, ` + cols + ` FROM ` + t + ` WHERE job_name = $1 AND period = $2`
 	base := `SELECT ` + cols + ` FROM ` + t + ` WHERE job_name = $1`
 	q.list = [4]string{
 		base + ` ORDER BY period`,
@@ -76,9 +82,14 @@ type migration struct {
 // field have run the old steps.
 var migrations = []migration{
 	{1, "create the job runs table", func(d Dialect, table string) []string {
-		text, ts := `TEXT`, `BIGINT` // SQLite: microseconds since 1970, UTC
+		// SQLite: instants as microseconds since 1970 (UTC); WITHOUT
+		// ROWID keeps the rows in the primary key's B-tree, so a claim
+		// writes one page, not a table page and an index page.
+		text, ts, suffix := `TEXT`, `BIGINT`, ` WITHOUT ROWID`
 		if d == PostgreSQL {
-			text, ts = `TEXT COLLATE "C"`, `TIMESTAMPTZ` // byte order for keys, like SQLite's BINARY
+			// COLLATE "C": keys compare as bytes, like SQLite's BINARY,
+			// whatever the database's locale.
+			text, ts, suffix = `TEXT COLLATE "C"`, `TIMESTAMPTZ`, ``
 		}
 		return []string{fmt.Sprintf(`CREATE TABLE %s (
     job_name    %s NOT NULL,
@@ -92,7 +103,7 @@ var migrations = []migration{
     lease_until %s NOT NULL,
     reason      TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (job_name, period)
-)`, quoteTable(table), text, text, ts, ts, ts)}
+)%s`, quoteTable(table), text, text, ts, ts, ts, suffix)}
 	}},
 }
 
