@@ -24,7 +24,9 @@ import (
 type Dialect uint8
 
 const (
+	// SQLite through modernc.org/sqlite: the default, a file.
 	SQLite Dialect = iota + 1
+	// Postgres through pgx's database/sql driver.
 	Postgres
 )
 

@@ -144,6 +144,14 @@ const (
 // insert the charge row (the unique key is the guard), call the processor
 // with the period's idempotency key, record the result, advance the
 // subscription. Nothing is deferred to after the run.
+//
+// The transaction stays open across the processor call on purpose: the
+// uncommitted charge row makes a concurrent run billing the same
+// subscription wait for it (PostgreSQL's unique index; SQLite's write lock),
+// and a crash rolls the row back, so that a rerun asks the processor again
+// with the same key and records what it replays. The price is a database
+// connection held for the length of the call. The alternative, committing a
+// pending row first, needs a sweeper for rows whose outcome is unknown.
 func (j *Job) charge(ctx context.Context, sub Subscription, period Date, runID string) (outcome, error) {
 	key := IdempotencyKey(sub.ID, period)
 	var out outcome
@@ -206,7 +214,10 @@ func (j *Job) charge(ctx context.Context, sub Subscription, period Date, runID s
 
 // callProcessor sends req, resending it with the same key while the
 // answer is unknown. Resending is safe only because the key is the same:
-// the processor replays the first result instead of charging again.
+// the processor replays the first result instead of charging again. A key
+// still in flight elsewhere (a dead process's request) usually outlasts
+// these immediate retries: the subscription then fails for this run and the
+// scheduler's retry of the run picks it up.
 func (j *Job) callProcessor(ctx context.Context, req payments.Request) (payments.Charge, error) {
 	attempts := j.Attempts
 	if attempts <= 0 {
