@@ -15,7 +15,7 @@ import (
 // 01:30 in Chicago?"; a guard skips the run if the last one started less
 // than 10 minutes ago; the charged subscriptions get their
 // next_billing_date in a batch at 02:15. On the night the clocks go back,
-// 01:30 happens twice, 70 minutes apart, and 02:15 comes only after the
+// 01:30 happens twice, an hour apart, and 02:15 comes only after the
 // second 01:30: the guard lets the second run through, and the second run
 // finds every subscription still due.
 //
@@ -28,11 +28,10 @@ type Naive struct {
 	Zone      *time.Location
 	// At is the wall time the worker matches (01:30); BatchAt the wall time
 	// of the deferred next_billing_date update (02:15).
-	At, BatchAt    [2]int
-	Guard          time.Duration // 10 minutes
-	Progress       func(done, total int)
-	pending        []Subscription // charged, not yet advanced
-	pendingPeriods []Date
+	At, BatchAt [2]int
+	Guard       time.Duration // 10 minutes
+	Progress    func(done, total int)
+	pending     []Subscription // charged, next_billing_date not yet advanced
 }
 
 // NewNaive returns the worker as the postmortem describes it.
@@ -48,8 +47,8 @@ func (n *Naive) Tick(ctx context.Context, now time.Time) error {
 		if err := n.DB.QueryRowContext(ctx, n.DB.q(`SELECT max(started_at) FROM job_runs WHERE job = ?`), JobName).Scan(&last); err != nil {
 			return fmt.Errorf("naive: read last run: %w", err)
 		}
-		// The guard measures elapsed time since the last start. 70 real
-		// minutes separate the two 01:30s of a fall-back night.
+		// The guard measures elapsed time since the last start. A real
+		// hour separates the two 01:30s of a fall-back night.
 		if last == nil || now.Sub(time.Time(*last)) >= n.Guard {
 			if err := n.run(ctx, now); err != nil {
 				return err
@@ -97,7 +96,6 @@ func (n *Naive) run(ctx context.Context, now time.Time) error {
 		}
 		if status == "succeeded" {
 			n.pending = append(n.pending, sub)
-			n.pendingPeriods = append(n.pendingPeriods, sub.NextBillingDate)
 		}
 		if n.Progress != nil {
 			n.Progress(i+1, len(subs))
@@ -109,8 +107,8 @@ func (n *Naive) run(ctx context.Context, now time.Time) error {
 // batchUpdate is the deferred next_billing_date update.
 func (n *Naive) batchUpdate(ctx context.Context) error {
 	err := n.DB.inTx(ctx, func(tx *sql.Tx) error {
-		for i, sub := range n.pending {
-			next := n.pendingPeriods[i].AddMonth()
+		for _, sub := range n.pending {
+			next := sub.NextBillingDate.AddMonth()
 			at, _ := LocalMidnight(next, sub.Zone)
 			if _, err := tx.ExecContext(ctx, n.DB.q(`UPDATE subscriptions SET next_billing_date = ?, next_charge_at = ? WHERE id = ?`),
 				next, utc(at), sub.ID); err != nil {
@@ -122,7 +120,7 @@ func (n *Naive) batchUpdate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("naive: batch update: %w", err)
 	}
-	n.pending, n.pendingPeriods = nil, nil
+	n.pending = nil
 	return nil
 }
 
