@@ -88,11 +88,23 @@ func demoCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	} else {
 		writeText(stdout, r)
 	}
-	if r.DSTSafe.Duplicates > 0 || !r.DSTSafe.Reconcile.OK() {
-		fmt.Fprintln(stderr, "billing: the dstsafe run charged a subscription twice or missed one")
+	if err := r.check(); err != nil {
+		fmt.Fprintln(stderr, "billing:", err)
 		return exitDuplicates
 	}
 	return exitOK
+}
+
+// check fails if the dstsafe run charged anyone twice, or left a
+// subscription due or not advanced.
+func (r Replay) check() error {
+	if n := r.DSTSafe.Duplicates; n > 0 {
+		return fmt.Errorf("the dstsafe run charged %d subscriptions more than once", n)
+	}
+	if !r.DSTSafe.Reconcile.OK() {
+		return fmt.Errorf("the dstsafe run does not reconcile: %+v", r.DSTSafe.Reconcile)
+	}
+	return nil
 }
 
 func parseCommon(zone, date string) (config, error) {
@@ -103,6 +115,9 @@ func parseCommon(zone, date string) (config, error) {
 	d, err := billing.ParseDate(date)
 	if err != nil {
 		return config{}, fmt.Errorf("--date: %w", err)
+	}
+	if err := billing.CheckZone(loc, d); err != nil {
+		return config{}, fmt.Errorf("--zone: %w", err)
 	}
 	return config{Zone: loc, Date: d}, nil
 }

@@ -203,6 +203,7 @@ func TestDemoJSON(t *testing.T) {
 func TestDemoFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--zone", "Mars/Olympus_Mons"},
+		{"--zone", "Pacific/Honolulu"}, // 07:30 UTC is 21:30 the day before
 		{"--date", "2024-11-31"},
 		{"--subscriptions", "0"},
 		{"stray"},
@@ -242,3 +243,15 @@ func chargeRows(t *testing.T, db *billing.DB) int {
 }
 
 var discard = slog.New(slog.DiscardHandler)
+
+func TestCheckFailsOnDuplicates(t *testing.T) {
+	var r Replay
+	require.NoError(t, r.check())
+	r.Naive.Duplicates = 1284 // the naive run's duplicates are the point of the demo
+	require.NoError(t, r.check())
+	r.DSTSafe.Duplicates = 1
+	assert.Error(t, r.check())
+	r.DSTSafe.Duplicates = 0
+	r.DSTSafe.Reconcile.Unbilled = []int64{17}
+	assert.Error(t, r.check())
+}

@@ -20,6 +20,25 @@ const Spec = "CRON_TZ=UTC 30 7 * * *"
 // same idempotency keys, so the processor replays what it did.
 var RetryPolicy = dstsafe.RetryPolicy{MaxAttempts: 3, Failed: true, Abandoned: true}
 
+// CheckZone reports an error if the run scheduled by Spec for the UTC date d
+// would not fall on date d in zone: the claim (billing, run_date) is keyed
+// by the schedule's date, so the two must agree. 07:30 UTC is on the same
+// date from UTC-07:29 to UTC+16:29: in Chicago, London, Tokyo and Auckland,
+// but not in Honolulu or in Los Angeles in winter, whose company would
+// schedule its run at another hour.
+func CheckZone(zone *time.Location, d Date) error {
+	cron, err := dstsafe.ParseCron(Spec)
+	if err != nil {
+		return err
+	}
+	at := cron.Next(time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC).Add(-time.Nanosecond))
+	if local := DateOf(at.In(zone)); local != d {
+		return fmt.Errorf("billing: %s: the run of %s fires at %s, on %s there; use a zone where it is on the same date",
+			zone, d, at.In(zone).Format("2006-01-02 15:04 MST"), local)
+	}
+	return nil
+}
+
 // Register adds the billing run to s: Spec, one claim per run_date
 // (ByDate), run_date derived in the job's zone.
 func (j *Job) Register(s *dstsafe.Scheduler) error {
