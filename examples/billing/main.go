@@ -53,7 +53,7 @@ func demoCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	date := fs.String("date", "2024-11-03", "the night to replay (a `date` in --zone)")
 	subs := fs.Int("subscriptions", 1291, "subscriptions due that night; 7 of them (fewer if there are fewer) are declined")
 	db := fs.String("db", "", "SQLite `path` of the dstsafe run's database (the naive replica's is written next to it);\ndefault: temporary files")
-	pg := fs.String("postgres", os.Getenv("DATABASE_URL"), "PostgreSQL `DSN` (default $DATABASE_URL); the replay recreates schemas billing_naive, billing_dstsafe, billing_local")
+	pg := fs.String("postgres", "", "PostgreSQL `DSN` (default $DATABASE_URL unless --db is given); the replay recreates schemas billing_naive, billing_dstsafe, billing_local")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: billing [flags]            replay the night, naive then dstsafe\n")
@@ -62,6 +62,9 @@ func demoCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	if *pg == "" && *db == "" {
+		*pg = os.Getenv("DATABASE_URL")
 	}
 	cfg, err := parseCommon(*zone, *date)
 	if err != nil || *subs < 1 || fs.NArg() > 0 {

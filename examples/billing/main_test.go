@@ -91,6 +91,7 @@ func TestDemoGolden(t *testing.T) {
 		checked = true
 	}
 	defer func() { inspect = nil }()
+	t.Setenv("DATABASE_URL", "") // the newcomer's default: SQLite
 
 	var stdout, stderr bytes.Buffer
 	code := realMain(context.Background(), nil, &stdout, &stderr)
@@ -187,6 +188,7 @@ func checkDemo(t *testing.T, cfg config, r Replay, naive, safe *billing.DB) {
 }
 
 func TestDemoJSON(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
 	var stdout, stderr bytes.Buffer
 	code := realMain(context.Background(), []string{"--json", "--subscriptions", "40"}, &stdout, &stderr)
 	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())

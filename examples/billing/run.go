@@ -39,11 +39,14 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	zone := fs.String("zone", "America/Chicago", "the company's zone, where run_date is derived")
 	date := fs.String("date", "", "the run_date to bill (required)")
 	db := fs.String("db", "", "SQLite `path` of the billing database")
-	pg := fs.String("postgres", os.Getenv("DATABASE_URL"), "PostgreSQL `DSN` (default $DATABASE_URL)")
+	pg := fs.String("postgres", "", "PostgreSQL `DSN` (default $DATABASE_URL unless --db is given)")
 	schema := fs.String("schema", "billing_dstsafe", "PostgreSQL schema of the billing tables")
 	proc := fs.String("processor", "", "payment processor `URL` (default: an in-process simulator)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	if *pg == "" && *db == "" {
+		*pg = os.Getenv("DATABASE_URL")
 	}
 	cfg, err := parseCommon(*zone, *date)
 	if err == nil && (*db == "") == (*pg == "") {
