@@ -76,7 +76,7 @@ func demoCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	cfg.Subscriptions, cfg.Declining = *subs, min(7, *subs)
 	cfg.SQLitePath, cfg.PostgresDSN, cfg.Schema = *db, *pg, "billing"
-	cfg.Progress = stderr
+	cfg.Progress = &syncWriter{w: stderr}
 
 	r, err := replay(ctx, cfg)
 	if err != nil {

@@ -82,28 +82,44 @@ func mustLoad(name string) *time.Location {
 }
 
 // TestDemoGolden runs the command as a newcomer does and compares its
-// output with testdata/demo.golden (go test -update rewrites it). Its
-// numbers are then checked against the databases the run used.
+// output with testdata/*.golden (go test -update rewrites them). Its
+// numbers are then checked against the databases the run used. The
+// full-size night needs a build without -race (scripts/test runs it so);
+// the 150-subscription night runs in both.
 func TestDemoGolden(t *testing.T) {
-	checked := false
-	inspect = func(cfg config, r Replay, naive, safe *billing.DB) {
-		checkDemo(t, cfg, r, naive, safe)
-		checked = true
-	}
-	defer func() { inspect = nil }()
-	t.Setenv("DATABASE_URL", "") // the newcomer's default: SQLite
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		golden string
+	}{
+		{"default", nil, "demo.golden"},
+		{"150 subscriptions", []string{"--subscriptions", "150"}, "demo-150.golden"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.args == nil && raceDetector {
+				t.Skip("the full-size replay runs without -race: go test -run TestDemoGolden ./examples/billing")
+			}
+			checked := false
+			inspect = func(cfg config, r Replay, naive, safe *billing.DB) {
+				checkDemo(t, cfg, r, naive, safe)
+				checked = true
+			}
+			defer func() { inspect = nil }()
+			t.Setenv("DATABASE_URL", "") // the newcomer's default: SQLite
 
-	var stdout, stderr bytes.Buffer
-	code := realMain(context.Background(), nil, &stdout, &stderr)
-	require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
-	require.True(t, checked)
-	golden := filepath.Join("testdata", "demo.golden")
-	if *update {
-		require.NoError(t, os.WriteFile(golden, stdout.Bytes(), 0o644))
+			var stdout, stderr bytes.Buffer
+			code := realMain(context.Background(), tc.args, &stdout, &stderr)
+			require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
+			require.True(t, checked)
+			golden := filepath.Join("testdata", tc.golden)
+			if *update {
+				require.NoError(t, os.WriteFile(golden, stdout.Bytes(), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), stdout.String())
+		})
 	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), stdout.String())
 }
 
 // TestDemoPostgres replays into PostgreSQL and reads the schemas back. The

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -41,4 +42,16 @@ func (p *progress) done() {
 	if p.printedAny {
 		fmt.Fprintf(p.w, "  %s: %d/%d subscriptions, done\n", p.label, p.n, p.total)
 	}
+}
+
+// syncWriter serialises writes: the replays report progress concurrently.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

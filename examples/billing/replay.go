@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -101,13 +103,15 @@ func replay(ctx context.Context, cfg config) (Replay, error) {
 	r.Database = where
 	seed := billing.NewSeed(cfg.Subscriptions, cfg.Declining, cfg.Date, cfg.Zone)
 
-	if r.Naive, err = replayNaive(ctx, cfg, dbs.naive, seed, start, end); err != nil {
-		return r, err
-	}
-	if r.DSTSafe, err = replayDSTSafe(ctx, cfg, dbs.dstsafe, seed, start, end); err != nil {
-		return r, err
-	}
-	if r.Local, err = replayLocal(ctx, cfg, dbs.local); err != nil {
+	// The three worlds share nothing (databases, processors, clocks), so
+	// they replay side by side.
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	wg.Go(func() { r.Naive, errs[0] = replayNaive(ctx, cfg, dbs.naive, seed, start, end) })
+	wg.Go(func() { r.DSTSafe, errs[1] = replayDSTSafe(ctx, cfg, dbs.dstsafe, seed, start, end) })
+	wg.Go(func() { r.Local, errs[2] = replayLocal(ctx, cfg, dbs.local) })
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return r, err
 	}
 	if inspect != nil {
