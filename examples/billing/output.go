@@ -34,9 +34,9 @@ func writeText(w io.Writer, r Replay) {
 	}
 	for _, t := range r.Transitions {
 		if t.Kind == "fold" {
-			p("  At %s the clocks go back to %s: the hour before %s happens twice.", t.Before, t.After, t.Before[:5])
+			p("  At %s the clocks go back to %s: %s to %s happens twice.", t.Before, t.After, t.After[:5], t.Before[:5])
 		} else {
-			p("  At %s the clocks go forward to %s: the hour before %s never happens.", t.Before, t.After, t.After[:5])
+			p("  At %s the clocks go forward to %s: %s to %s never happens.", t.Before, t.After, t.Before[:5], t.After[:5])
 		}
 	}
 	p("  %d subscriptions due on %s; the processor declines %d of them.", r.Subscriptions, r.Date, r.Declining)
@@ -55,8 +55,8 @@ func writeText(w io.Writer, r Replay) {
 
 	p("dstsafe: %s, run_date in %s, claim (%q, run_date), one transaction per subscription", billing.Spec, r.Zone, billing.JobName)
 	for i, run := range r.DSTSafe.Runs {
-		p("  run %d at %s (%s UTC), claim %s: charged %d, declined %d",
-			i+1, clock(run.Started), run.Started.UTC().Format("15:04"), strings.Join(strings.Split(run.RunID, "/")[:2], " "), run.Charged, run.Declined)
+		p("  run %d at %s (%s UTC), claimed (%q, %q): charged %d, declined %d",
+			i+1, clock(run.Started), run.Started.UTC().Format("15:04"), billing.JobName, run.Period, run.Charged, run.Declined)
 	}
 	reconcileLine(p, r.DSTSafe)
 	p("")

@@ -52,6 +52,7 @@ type Outcome struct {
 // RunOutcome is one run, from its database.
 type RunOutcome struct {
 	RunID    string    `json:"run_id"`
+	Period   string    `json:"period,omitempty"` // the ledger's key (dstsafe)
 	Started  time.Time `json:"started"`
 	Charged  int       `json:"charged"`
 	Declined int       `json:"declined"`
@@ -64,10 +65,10 @@ type Replay struct {
 	Subscriptions int          `json:"subscriptions"`
 	Declining     int          `json:"declining"`
 	Database      string       `json:"database"`
+	Transitions   []transition `json:"transitions"`
 	Naive         Outcome      `json:"naive"`
 	DSTSafe       Outcome      `json:"dstsafe"`
 	Local         LocalOutcome `json:"local_midnight"`
-	Transitions   []transition `json:"transitions"`
 }
 
 // transition is a change of the zone's offset during the replayed night.
@@ -206,7 +207,7 @@ func replayDSTSafe(ctx context.Context, cfg config, db *billing.DB, seed billing
 	}
 	var runs []RunOutcome
 	for _, rec := range recs {
-		runs = append(runs, RunOutcome{RunID: billing.RecordRunID(rec), Started: rec.StartedAt})
+		runs = append(runs, RunOutcome{RunID: billing.RecordRunID(rec), Period: rec.Period, Started: rec.StartedAt})
 	}
 	return outcome(ctx, db, cfg, runs, sim)
 }

@@ -35,6 +35,8 @@ type Job struct {
 	// is unknown (timeout, lost response, key in flight), always with the
 	// same idempotency key. Defaults to 3.
 	Attempts int
+	// CallTimeout bounds each processor call. Defaults to 30 seconds.
+	CallTimeout time.Duration
 	// Log, if set, gets a line per run.
 	Log *slog.Logger
 	// Progress, if set, is called after each subscription.
@@ -223,10 +225,16 @@ func (j *Job) callProcessor(ctx context.Context, req payments.Request) (payments
 	if attempts <= 0 {
 		attempts = 3
 	}
+	timeout := j.CallTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
 	var err error
 	for range attempts {
+		callCtx, cancel := context.WithTimeout(ctx, timeout)
 		var c payments.Charge
-		c, err = j.Processor.Charge(ctx, req)
+		c, err = j.Processor.Charge(callCtx, req)
+		cancel()
 		if err == nil || !payments.Retryable(err) || ctx.Err() != nil {
 			return c, err
 		}
