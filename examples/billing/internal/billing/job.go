@@ -152,8 +152,10 @@ const (
 // subscription wait for it (PostgreSQL's unique index; SQLite's write lock),
 // and a crash rolls the row back, so that a rerun asks the processor again
 // with the same key and records what it replays. The price is a database
-// connection held for the length of the call. The alternative, committing a
-// pending row first, needs a sweeper for rows whose outcome is unknown.
+// connection held for the length of the call, and on SQLite the database's
+// single write lock: other writers (another billing process's claim) wait.
+// The alternative, committing a pending row first, needs a sweeper for rows
+// whose outcome is unknown.
 func (j *Job) charge(ctx context.Context, sub Subscription, period Date, runID string) (outcome, error) {
 	key := IdempotencyKey(sub.ID, period)
 	var out outcome

@@ -18,7 +18,7 @@ type Simulator struct {
 	mu       sync.Mutex
 	keys     map[string]*entry
 	declined map[string]string // customer ref -> decline code
-	holds    map[string]chan struct{}
+	holds    map[string]*hold
 	lose     map[string]int // key -> responses still to lose
 	captured []Charge
 	requests int
@@ -51,7 +51,7 @@ func NewSimulator(opts ...SimulatorOption) *Simulator {
 	s := &Simulator{
 		keys:     map[string]*entry{},
 		declined: map[string]string{},
-		holds:    map[string]chan struct{}{},
+		holds:    map[string]*hold{},
 		lose:     map[string]int{},
 	}
 	for _, opt := range opts {
@@ -107,11 +107,13 @@ func (s *Simulator) charge(req Request) (Charge, error) {
 	}
 	e := &entry{req: req, done: make(chan struct{})}
 	s.keys[req.IdempotencyKey] = e
-	hold := s.holds[req.IdempotencyKey]
+	h := s.holds[req.IdempotencyKey]
 	s.mu.Unlock()
 
-	if hold != nil {
-		<-hold // a test keeps this request in flight
+	if h != nil {
+		// A test keeps this request in flight.
+		h.arrive.Do(func() { close(h.arrived) })
+		<-h.release
 	}
 
 	s.mu.Lock()
@@ -136,15 +138,23 @@ func (s *Simulator) charge(req Request) (Charge, error) {
 	return e.charge, e.err
 }
 
-// Hold keeps every request with key in flight until release is called, so
-// that a test can send a concurrent request with the same key.
-func (s *Simulator) Hold(key string) (release func()) {
-	ch := make(chan struct{})
+type hold struct {
+	arrive  sync.Once
+	arrived chan struct{}
+	release chan struct{}
+}
+
+// Hold keeps the first request with key in flight until release is called,
+// so that a test can act while it is: send a concurrent request with the
+// same key, start a second billing process. arrived is closed when that
+// request reaches the processor.
+func (s *Simulator) Hold(key string) (arrived <-chan struct{}, release func()) {
+	h := &hold{arrived: make(chan struct{}), release: make(chan struct{})}
 	s.mu.Lock()
-	s.holds[key] = ch
+	s.holds[key] = h
 	s.mu.Unlock()
 	var once sync.Once
-	return func() { once.Do(func() { close(ch) }) }
+	return h.arrived, func() { once.Do(func() { close(h.release) }) }
 }
 
 // LoseResponses makes the answers to the next n requests with key get lost:

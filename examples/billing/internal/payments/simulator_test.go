@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -84,21 +83,13 @@ func TestInFlightKeyConflicts(t *testing.T) {
 	req := Request{IdempotencyKey: "sub-1-period-2024-11-03", CustomerRef: "cus_1", AmountMinor: 1900, Currency: "usd"}
 	for name, tc := range processors(t) {
 		t.Run(name, func(t *testing.T) {
-			release := tc.sim.Hold(req.IdempotencyKey)
+			arrived, release := tc.sim.Hold(req.IdempotencyKey)
 			done := make(chan error, 1)
 			go func() {
 				_, err := tc.p.Charge(ctx, req)
 				done <- err
 			}()
-			// Wait until the first request holds the key.
-			for tc.sim.Requests() == 0 {
-				select {
-				case err := <-done:
-					t.Fatalf("held request returned early: %v", err)
-				default:
-					runtime.Gosched()
-				}
-			}
+			<-arrived
 			_, err := tc.p.Charge(ctx, req)
 			assert.ErrorIs(t, err, ErrInFlight)
 			assert.True(t, Retryable(err))
