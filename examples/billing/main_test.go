@@ -145,6 +145,12 @@ func TestDemoPostgres(t *testing.T) {
 	r, err := replay(context.Background(), cfg)
 	require.NoError(t, err)
 	require.True(t, checked)
+
+	// A manual rerun of the billed date against the same schema.
+	var out, errOut bytes.Buffer
+	code := realMain(context.Background(), []string{"run", "--postgres", dsn, "--schema", cfg.Schema + "_dstsafe", "--date", cfg.Date.String()}, &out, &errOut)
+	assert.Equal(t, exitOK, code, errOut.String())
+	assert.Contains(t, errOut.String(), "run already claimed")
 	assert.Equal(t, fmt.Sprintf("naive: runs=2 charged=%d duplicates=%d | dstsafe: runs=1 charged=%d duplicates=0",
 		2*(cfg.Subscriptions-7), cfg.Subscriptions-7, cfg.Subscriptions-7), r.summary())
 }
