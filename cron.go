@@ -300,14 +300,16 @@ func loadZone(name string) (*time.Location, error) {
 		return nil, fmt.Errorf("empty zone name")
 	case name == "Local" || strings.EqualFold(name, "local"):
 		return nil, fmt.Errorf("%q is the machine's zone; name an IANA zone such as America/Chicago", name)
+	}
+	loc, err := time.LoadLocation(name)
+	switch {
+	case err == nil:
+		// A real tz database name, links such as GMT+0 included.
+		return loc, nil
 	case isFixedOffsetName(name):
 		return nil, fmt.Errorf("%q is a fixed offset, not a zone; name an IANA zone such as America/Chicago (or Etc/GMT-5 for a fixed UTC+5)", name)
 	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, fmt.Errorf("unknown zone %q: %v", name, err)
-	}
-	return loc, nil
+	return nil, fmt.Errorf("unknown zone %q: %v", name, err)
 }
 
 // isFixedOffsetName reports names like "UTC+5", "GMT-03:00", "+05:30" or "0".
@@ -411,9 +413,8 @@ func parseField(field string, lo, hi int, names map[string]int, kind fieldKind) 
 			if err != nil || s < 1 {
 				return bad("%q: step must be a positive number", item)
 			}
-			if s > hi-lo+1 && s > hi {
-				return bad("%q: step %d is larger than the field's range %d-%d", item, s, lo, hi)
-			}
+			// A step past the range's end selects the start alone, as in
+			// robfig/cron and Kubernetes ("*/100" is minute 0).
 			step = s
 		}
 		var a, b int
@@ -449,6 +450,9 @@ func parseField(field string, lo, hi int, names map[string]int, kind fieldKind) 
 		}
 		for v := a; v <= b; v += step {
 			f.bits |= 1 << v
+			if step > b-v {
+				break // the next value would pass b (or overflow)
+			}
 		}
 	}
 	return f, nil
@@ -458,11 +462,12 @@ func fieldValue(s string, lo, hi int, names map[string]int) (int, bool) {
 	if v, ok := names[strings.ToLower(s)]; ok {
 		return v, true
 	}
-	if s == "" || len(s) > 3 {
+	if s == "" || s[0] == '-' {
 		return 0, false
 	}
+	// What strconv.Atoi takes ("+5", "0005"), as robfig/cron does.
 	v, err := strconv.Atoi(s)
-	if err != nil || v < lo || v > hi || s[0] == '+' || s[0] == '-' {
+	if err != nil || v < lo || v > hi {
 		return 0, false
 	}
 	return v, true
@@ -496,13 +501,14 @@ func (c *Cron) Never() bool { return c.never }
 // again. It always terminates, for every spec in every zone (robfig/cron
 // and gocron loop on Pacific/Apia's skipped 2011-12-30). Successive calls
 // Next(Next(t)) return strictly increasing instants; two readings that
-// resolve to one instant fire once.
+// resolve to one instant fire once. Next takes no lock and allocates
+// nothing.
 func (c *Cron) Next(after time.Time) time.Time {
-	o, _, ok := c.next(after)
+	m, ok := c.next(after)
 	if !ok {
 		return time.Time{}
 	}
-	return o.At
+	return time.Unix(m.t, 0).In(c.loc)
 }
 
 // NextOccurrence returns the first occurrence strictly after after, with
@@ -513,29 +519,29 @@ func (c *Cron) Next(after time.Time) time.Time {
 // A reading pushed out of a gap (GapShift) that lands on an instant the
 // schedule fires at anyway fires once, as that existing reading.
 func (c *Cron) NextOccurrence(after time.Time) (Occurrence, bool) {
-	o, second, ok := c.next(after)
-	if ok {
-		o.Period = c.period(o.Wall, second)
+	m, ok := c.next(after)
+	if !ok {
+		return Occurrence{}, false
 	}
-	return o, ok
+	o := Occurrence{At: time.Unix(m.t, 0).In(c.loc), Wall: wallOfNaive(m.w, 0), Kind: m.kind}
+	o.Period = c.period(o.Wall, m.second)
+	return o, true
 }
 
-// next finds the next occurrence without its Period (building the key
-// allocates; Next does not need it). second reports the second reading of
-// a repeated wall time.
-func (c *Cron) next(after time.Time) (o Occurrence, second, ok bool) {
+// next finds the next occurrence in compact form.
+func (c *Cron) next(after time.Time) (match, bool) {
 	if c.never {
-		return Occurrence{}, false, false
+		return match{}, false
 	}
 	tmin := after.Unix() + 1 // first whole second strictly after
 	if tmin < minCronUnix {
 		tmin = minCronUnix
 	}
 	if tmin > maxCronUnix {
-		return Occurrence{}, false, false
+		return match{}, false
 	}
 	if c.every > 0 {
-		return c.nextEvery(tmin)
+		return c.nextEvery(tmin), true
 	}
 	return c.nextFields(tmin)
 }
@@ -546,17 +552,17 @@ var (
 	maxCronUnix = daysFromCivil(200000, time.January, 1) * secondsPerDay
 )
 
-func (c *Cron) nextEvery(tmin int64) (Occurrence, bool, bool) {
+func (c *Cron) nextEvery(tmin int64) match {
 	k := floorDiv(tmin-1-c.origin, c.every) + 1
 	t := c.origin + k*c.every
-	at := time.Unix(t, 0).In(c.loc)
-	w := WallOf(at)
-	o := Occurrence{At: at, Wall: w, Kind: Unique}
-	r := lookupNaive(tableFor(c.loc), w.naive(), 0)
-	if r.Kind == Fold {
-		o.Kind = Fold
+	_, off := time.Unix(t, 0).In(c.loc).Zone()
+	w := t + int64(off)
+	m := match{t: t, w: w, kind: Unique}
+	if sv := solve(tableFor(c.loc), w); sv.kind == Fold {
+		m.kind = Fold
+		m.second = t == w-int64(sv.off[sv.last])
 	}
-	return o, r.Kind == Fold && r.Later.Unix() == t, true
+	return m
 }
 
 func floorDiv(a, b int64) int64 {
@@ -584,17 +590,15 @@ func (c *Cron) period(w Wall, secondReading bool) string {
 // the period's first candidate; a gap at the period's start adds the
 // readings it skipped (shifted, or at the transition); fold policies drop
 // one of the two readings of a repeated wall time.
-func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
+func (c *Cron) nextFields(tmin int64) (found match, ok bool) {
 	z := tableFor(c.loc)
 	at, off, hi := z.at, z.off, z.hi
+	var j int
 	if tmin >= hi-2*secondsPerDay {
 		at, off, hi = scanZone(c.loc, tmin-2*secondsPerDay, tmin+400*secondsPerDay)
-	}
-	var j int
-	if len(at) == len(z.at) && &at[0] == &z.at[0] {
-		j = z.period(tmin)
-	} else {
 		j = periodIndex(at, tmin)
+	} else {
+		j = z.period(tmin)
 	}
 	ps := at[j]
 	var memo matchMemo
@@ -607,26 +611,23 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 		} else if hi != math.MaxInt64 {
 			pe = hi // the table ends here; the offset is known up to hi
 		}
-		var best Occurrence
-		found, bestSecond := false, false
-		bestT := int64(math.MaxInt64)
+		best := match{t: math.MaxInt64}
 
 		// Readings skipped by a gap at this period's start: walls in
-		// [ps+b, ps+o) never happen.
+		// [ps+b, ps+o) never happen. GapShift fires them at g-b, in
+		// [ps, ps+o-b); GapAtTransition at ps.
 		if j > 0 && at[j] == ps && int64(off[j-1]) < o && c.gap != GapSkip {
 			b := int64(off[j-1])
-			from := max(ps+b, tmin+b) // GapShift fires at g-b: keep it >= tmin
-			if c.gap == GapAtTransition {
-				from = ps + b
+			from := ps + b
+			if c.gap == GapShift {
+				from = max(from, tmin+b)
 			}
-			if g, ok := memo.next(c, from); ok && g < ps+o {
-				t := g - b
-				if c.gap == GapAtTransition {
-					t = ps
-				}
-				if t >= tmin {
-					best = Occurrence{At: time.Unix(t, 0).In(c.loc), Wall: memo.wallOf(g), Kind: Gap}
-					bestT, found = t, true
+			if from < ps+o && (c.gap == GapShift || ps >= tmin) {
+				if g, ok := memo.find(c, from); ok && g < ps+o {
+					best = match{t: g - b, w: g, kind: Gap}
+					if c.gap == GapAtTransition {
+						best.t = ps
+					}
 				}
 			}
 		}
@@ -634,8 +635,8 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 		// Natural readings of this period.
 		from := max(tmin, ps) + o
 		for from < satAdd(pe, o) {
-			w, ok := memo.next(c, from)
-			if !ok || w >= satAdd(pe, o) || w-o > bestT {
+			w, ok := memo.find(c, from)
+			if !ok || w >= satAdd(pe, o) || w-o > best.t {
 				break
 			}
 			second := j > 0 && at[j] == ps && int64(off[j-1]) > o && w < ps+int64(off[j-1])
@@ -651,20 +652,17 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 			if first || second {
 				kind = Fold
 			}
-			if t := w - o; t <= bestT {
-				best = Occurrence{At: time.Unix(t, 0).In(c.loc), Wall: memo.wallOf(w), Kind: kind}
-				bestT, found, bestSecond = t, true, second
-			}
+			best = match{t: w - o, w: w, kind: kind, second: second}
 			break
 		}
-		if found {
-			return best, bestSecond, true
+		if best.kind != 0 {
+			return best, true
 		}
 
 		// On to the next period.
 		if last {
 			if hi == math.MaxInt64 {
-				return Occurrence{}, false, false
+				return match{}, false
 			}
 			// Scan on from a little before, so that a transition just
 			// before the old table's end still marks its fold or gap.
@@ -679,7 +677,15 @@ func (c *Cron) nextFields(tmin int64) (Occurrence, bool, bool) {
 		ps = at[j]
 		tmin = max(tmin, ps)
 	}
-	return Occurrence{}, false, false
+	return match{}, false
+}
+
+// match is a found occurrence in compact form: instant t (unix seconds)
+// and scheduled wall w (naive seconds).
+type match struct {
+	t, w   int64
+	kind   Kind
+	second bool
 }
 
 func satAdd(a, b int64) int64 {
@@ -689,35 +695,36 @@ func satAdd(a, b int64) int64 {
 	return a + b
 }
 
-// matchMemo remembers the last answer of nextMatch: walking period after
+// matchMemo remembers the last answers of nextMatch: walking period after
 // period, Next asks again and again from starting points below a far match.
+// Two entries, because a fold sends the search back in wall time and then
+// forward again past where it had been.
 type matchMemo struct {
+	e    [2]memoEntry
+	next int
+}
+
+type memoEntry struct {
 	from, w int64
-	wall    Wall
 	ok, set bool
 }
 
-func (m *matchMemo) next(c *Cron, from int64) (int64, bool) {
-	if m.set && from >= m.from && (!m.ok || from <= m.w) {
-		return m.w, m.ok
+func (m *matchMemo) find(c *Cron, from int64) (int64, bool) {
+	for i := range m.e {
+		if e := &m.e[i]; e.set && from >= e.from && (!e.ok || from <= e.w) {
+			return e.w, e.ok
+		}
 	}
-	w, wall, ok := c.nextMatch(from)
-	*m = matchMemo{from: from, w: w, wall: wall, ok: ok, set: true}
+	w, ok := c.nextMatch(from)
+	m.e[m.next] = memoEntry{from: from, w: w, ok: ok, set: true}
+	m.next ^= 1
 	return w, ok
-}
-
-// wallOf returns the Wall of naive seconds w, free when w is the last match.
-func (m *matchMemo) wallOf(w int64) Wall {
-	if m.set && m.ok && m.w == w {
-		return m.wall
-	}
-	return wallOfNaive(w, 0)
 }
 
 // nextMatch returns the first wall reading (naive seconds) at or after s
 // that the fields match, ignoring zones. It searches at most 400 years, one
 // full cycle of the Gregorian calendar.
-func (c *Cron) nextMatch(s int64) (int64, Wall, bool) {
+func (c *Cron) nextMatch(s int64) (int64, bool) {
 	days := floorDiv(s, secondsPerDay)
 	sod := int(s - days*secondsPerDay)
 	y, m, d := civilFromDays(days)
@@ -737,14 +744,14 @@ func (c *Cron) nextMatch(s int64) (int64, Wall, bool) {
 			d, sod = nd, 0
 		}
 		if t, ok := c.timeOfDay(sod); ok {
-			return daysFromCivil(y, m, d)*secondsPerDay + int64(t), Wall{y, m, d, t / 3600, t / 60 % 60, t % 60, 0}, true
+			return daysFromCivil(y, m, d)*secondsPerDay + int64(t), true
 		}
 		d, sod = d+1, 0
 		if d > daysIn(y, m) {
 			y, m, d, sod = nextMonth(y, m)
 		}
 	}
-	return 0, Wall{}, false
+	return 0, false
 }
 
 func nextMonth(y int, m time.Month) (int, time.Month, int, int) {

@@ -685,3 +685,9 @@ func TestNextAcrossTableSeamAtFold(t *testing.T) {
 		}
 	}
 }
+
+func TestParseCronHugeStepTerminates(t *testing.T) {
+	c, err := ParseCron("*/9223372036854775807 * * * *")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1), c.minute)
+}

@@ -41,17 +41,26 @@ func fuzzZone(zs []tzZone, i uint16) tzZone { return zs[int(i)%len(zs)] }
 // terminates.
 func FuzzParseCron(f *testing.F) {
 	for _, s := range malformedSpecs {
-		f.Add(s, false, int64(0))
+		f.Add(s, false, int64(0), uint8(0), uint8(0), uint8(0))
 	}
-	for _, s := range everySpecs {
-		f.Add(s, false, int64(1_700_000_000))
-		f.Add("0 "+s, true, int64(1_325_000_000))
+	for i, s := range everySpecs {
+		f.Add(s, false, int64(1_700_000_000), uint8(i%4), uint8(0), uint8(0))
+		f.Add("0 "+s, true, int64(1_325_000_000), uint8(0), uint8(i%4), uint8(i%2))
 	}
 	for _, tc := range famousCronCases {
-		f.Add("CRON_TZ="+tc.zone+" "+tc.spec, false, tc.from.Unix())
+		f.Add("CRON_TZ="+tc.zone+" "+tc.spec, false, tc.from.Unix(), uint8(0), uint8(0), uint8(1))
 	}
-	f.Fuzz(func(t *testing.T, spec string, seconds bool, from int64) {
-		var opts []dstsafe.CronOption
+	// Policies and keys out of range are refused, not defaulted.
+	f.Add("30 1 * * *", false, int64(0), uint8(4), uint8(0), uint8(0))
+	f.Add("30 1 * * *", false, int64(0), uint8(0), uint8(4), uint8(0))
+	f.Add("30 1 * * *", false, int64(0), uint8(0), uint8(0), uint8(2))
+	f.Add("@every 1h", false, int64(0), uint8(1), uint8(0), uint8(0))
+	f.Fuzz(func(t *testing.T, spec string, seconds bool, from int64, fold, gap, key uint8) {
+		opts := []dstsafe.CronOption{
+			dstsafe.WithFold(dstsafe.FoldPolicy(fold % 6)),
+			dstsafe.WithGap(dstsafe.GapPolicy(gap % 6)),
+			dstsafe.WithPeriodKey(dstsafe.PeriodKey(key % 4)),
+		}
 		if seconds {
 			opts = append(opts, dstsafe.WithSeconds())
 		}
@@ -62,6 +71,9 @@ func FuzzParseCron(f *testing.F) {
 				t.Fatalf("ParseCron(%q) = %v, %v; want nil and a *ParseError", spec, c, err)
 			}
 			return
+		}
+		if fold%6 > uint8(dstsafe.FoldBoth) || gap%6 > uint8(dstsafe.GapSkip) || key%4 > uint8(dstsafe.ByDate) {
+			t.Fatalf("ParseCron(%q) accepted fold %d, gap %d, key %d", spec, fold%6, gap%6, key%4)
 		}
 		at := time.Unix(clampUnix(from), 0)
 		for range 50 {

@@ -418,3 +418,134 @@ func TestNilLocationPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupFarFuture checks walls around every offset change in farYears
+// (2399-2401, 3999-4000: past the package's cached tables, POSIX rules
+// only) and Transitions over spans that cross the year 2400, for the
+// policy zones.
+func TestLookupFarFuture(t *testing.T) {
+	t.Parallel()
+	for _, name := range append(policyZones, "Australia/Sydney", "America/Santiago", "Pacific/Auckland", "America/New_York") {
+		z := zoneNamed(t, name)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := &failBudget{tb: t}
+			for _, yy := range append(farYears, [2]int{2390, 2410}) {
+				lo, hi := unixOf(yy[0], 1, 1), unixOf(yy[1], 1, 1)
+				o := spanOracle(z, lo-5*86400, hi+5*86400)
+				want := scanChanges(z.Loc, lo, hi, 86400)
+				got := dstsafe.Transitions(z.Loc, time.Unix(lo, 0), time.Unix(hi, 0))
+				if len(got) != len(want) {
+					f.errorf("Transitions %d-%d: %d changes, the day-step scan finds %d", yy[0], yy[1], len(got), len(want))
+				}
+				for i := range min(len(got), len(want)) {
+					g, w := got[i], want[i]
+					if g.At.Unix() != w.At || g.OffsetBefore != w.Before || g.OffsetAfter != w.After {
+						f.errorf("Transitions %d-%d: change %d at %s %d -> %d, want %s %d -> %d", yy[0], yy[1], i,
+							fmtUnix(z.Loc, g.At.Unix()), g.OffsetBefore, g.OffsetAfter, fmtUnix(z.Loc, w.At), w.Before, w.After)
+					}
+				}
+				if yy[1]-yy[0] > 10 {
+					continue // the span across 2400 only checks Transitions
+				}
+				for _, c := range want {
+					b, a := c.At+int64(c.Before), c.At+int64(c.After)
+					for s := min(a, b) - 2*3600; s <= max(a, b)+2*3600; s += 600 {
+						checkWall(f, o, s, 0)
+					}
+					for _, e := range []int64{b, a} {
+						checkWall(f, o, e-1, 999_999_999)
+						checkWall(f, o, e, 0)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestLookupSlimTZData runs the transition property on the slim database
+// Go embeds (time/tzdata): there every year after the zone's last rule
+// change comes from the POSIX string, and Time.ZoneBounds reports ends at
+// or before its argument late in leap years (golang/go#81583), which the
+// package must not trust. Walls around every change 1970-2037 and
+// 2090-2100, Transitions cross-checked, and Lookup on 31 December of the
+// leap years where ZoneBounds goes wrong.
+func TestLookupSlimTZData(t *testing.T) {
+	t.Parallel()
+	zs := goTZDataZones(t)
+	for i, z := range zs {
+		if raceEnabled && i%raceZoneStride != 0 && !slices.Contains(famousZones, z.Name) {
+			continue
+		}
+		t.Run(z.Name, func(t *testing.T) {
+			t.Parallel()
+			o := oracleFor(z)
+			f := &failBudget{tb: t}
+			for _, c := range o.tested {
+				b, a := c.At+int64(c.Before), c.At+int64(c.After)
+				for s := min(a, b) - 2*3600; s <= max(a, b)+2*3600; s += 1800 {
+					checkWall(f, o, s, 0)
+				}
+				for _, e := range []int64{b, a} {
+					checkWall(f, o, e-1, 999_999_999)
+					checkWall(f, o, e, 0)
+				}
+			}
+			var got []dstsafe.Transition
+			for _, w := range testedWindows {
+				got = append(got, dstsafe.Transitions(z.Loc, time.Unix(w[0], 0), time.Unix(w[1], 0))...)
+			}
+			if len(got) != len(o.tested) {
+				f.errorf("Transitions lists %d changes, the day-step scan finds %d", len(got), len(o.tested))
+			}
+			for i := range min(len(got), len(o.tested)) {
+				if g, w := got[i], o.tested[i]; g.At.Unix() != w.At || g.OffsetBefore != w.Before || g.OffsetAfter != w.After {
+					f.errorf("change %d: Transitions %s %d -> %d, scan %s %d -> %d", i,
+						fmtUnix(z.Loc, g.At.Unix()), g.OffsetBefore, g.OffsetAfter, fmtUnix(z.Loc, w.At), w.Before, w.After)
+					break
+				}
+			}
+			for _, y := range []int{2024, 2028, 2036, 2040, 2096} {
+				for h := 0; h < 48; h += 3 {
+					s := naiveOf(y, 12, 30, 0, 0, 0) + int64(h)*3600
+					if _, _, ok := o.span(s-2*maxOff, s+2*maxOff); ok {
+						checkWall(f, o, s, 0)
+					} else {
+						checkWall(f, &zoneOracle{zone: z}, s, 0)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestLookupExtremeYears: walls anywhere in the range Wall accepts (years
+// -1e9 to 1e9) resolve exactly: in UTC to time.Date's instant, elsewhere as
+// the brute force says (LMT before the zone's history, POSIX rules after).
+func TestLookupExtremeYears(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1e9, 42))
+	f := &failBudget{tb: t}
+	for i := range 3000 / randomScale {
+		y := int(rng.Int64N(2e9+1) - 1e9)
+		switch i % 4 {
+		case 0:
+			y = 1e9 - rng.IntN(3)
+		case 1:
+			y = -1e9 + rng.IntN(3)
+		}
+		m := time.Month(1 + rng.IntN(12))
+		w := dstsafe.Wall{Year: y, Month: m, Day: 1 + rng.IntN(daysInMonth(y, m)), Hour: rng.IntN(24),
+			Minute: rng.IntN(60), Second: rng.IntN(60), Nanosecond: rng.IntN(1e9)}
+		want := time.Date(w.Year, w.Month, w.Day, w.Hour, w.Minute, w.Second, w.Nanosecond, time.UTC)
+		r := dstsafe.Lookup(w, time.UTC)
+		if r.Kind != dstsafe.Unique || !r.Earlier.Equal(want) || dstsafe.WallOf(r.Earlier) != w {
+			f.errorf("UTC %v: Lookup %v %v, want unique %v", w, r.Kind, r.Earlier, want)
+		}
+		for _, name := range []string{"America/Chicago", "Australia/Lord_Howe", "Asia/Manila"} {
+			z := zoneNamed(t, name)
+			s := want.Unix() // the wall's naive seconds
+			checkWall(f, &zoneOracle{zone: z}, s, w.Nanosecond)
+		}
+	}
+}

@@ -167,14 +167,15 @@ type Transition struct {
 // Lookup panics if loc is nil, as time.Date does. For an invalid Wall (see
 // [Wall.Validate]) it returns the zero Resolution, whose Kind is 0.
 // For zones it has seen, Lookup takes no lock and allocates nothing.
-func Lookup(w Wall, loc *time.Location) Resolution {
+func Lookup(w Wall, loc *time.Location) (r Resolution) {
 	if loc == nil {
 		panic("dstsafe: Lookup: nil *time.Location")
 	}
 	if !w.IsValid() {
 		return Resolution{}
 	}
-	return lookupNaive(tableFor(loc), w.naive(), w.Nanosecond)
+	lookupInto(&r, tableFor(loc), w.naive(), w.Nanosecond)
+	return r
 }
 
 // solution says which periods of a zone's offset history read as a wall
@@ -238,52 +239,52 @@ func solve(z *zoneTable, s int64) solution {
 	return sv
 }
 
-// transitionWalls returns the wall readings just before and just after the
+// transitionWalls stores the wall readings just before and just after the
 // transition that starts period j.
-func (z *zoneTable) transitionWalls(sv *solution, j int) (before, after Wall) {
+func (z *zoneTable) transitionWalls(sv *solution, j int, before, after *Wall) {
 	if sv.table {
-		return z.walls[2*j].wall(), z.walls[2*j+1].wall()
+		*before, *after = z.walls[2*j].wall(), z.walls[2*j+1].wall()
+		return
 	}
-	return wallOfNaive(sv.at[j]+int64(sv.off[j-1]), 0), wallOfNaive(sv.at[j]+int64(sv.off[j]), 0)
+	*before = wallOfNaive(sv.at[j]+int64(sv.off[j-1]), 0)
+	*after = wallOfNaive(sv.at[j]+int64(sv.off[j]), 0)
 }
 
 // lookupNaive resolves the naive seconds s (a wall reading counted as if it
 // were UTC) plus nsec against z.
-func lookupNaive(z *zoneTable, s int64, nsec int) Resolution {
+func lookupNaive(z *zoneTable, s int64, nsec int) (r Resolution) {
+	lookupInto(&r, z, s, nsec)
+	return r
+}
+
+// lookupInto fills r in place: a Resolution is large, and copying it
+// between frames costs more than computing it.
+func lookupInto(r *Resolution, z *zoneTable, s int64, nsec int) {
 	sv := solve(z, s)
 	loc, at, off := z.loc, sv.at, sv.off
+	r.Kind = sv.kind
 	switch sv.kind {
 	case Fold:
 		tr := sv.last
-		before, after := z.transitionWalls(&sv, tr)
-		return Resolution{
-			Kind:         Fold,
-			Earlier:      time.Unix(s-int64(off[sv.first]), int64(nsec)).In(loc),
-			Later:        time.Unix(s-int64(off[sv.last]), int64(nsec)).In(loc),
-			Transition:   time.Unix(at[tr], 0).In(loc),
-			OffsetBefore: int(off[tr-1]),
-			OffsetAfter:  int(off[tr]),
-			Start:        after,
-			End:          before,
-		}
+		r.Earlier = time.Unix(s-int64(off[sv.first]), int64(nsec)).In(loc)
+		r.Later = time.Unix(s-int64(off[sv.last]), int64(nsec)).In(loc)
+		r.Transition = time.Unix(at[tr], 0).In(loc)
+		r.OffsetBefore, r.OffsetAfter = int(off[tr-1]), int(off[tr])
+		z.transitionWalls(&sv, tr, &r.End, &r.Start)
 	case Gap:
 		tr := sv.gap
 		b, a := int64(off[tr-1]), int64(off[tr])
-		before, after := z.transitionWalls(&sv, tr)
-		return Resolution{
-			Kind:         Gap,
-			Earlier:      time.Unix(s-a, int64(nsec)).In(loc),
-			Later:        time.Unix(s-b, int64(nsec)).In(loc),
-			Transition:   time.Unix(at[tr], 0).In(loc),
-			OffsetBefore: int(b),
-			OffsetAfter:  int(a),
-			Start:        before,
-			End:          after,
-		}
+		r.Earlier = time.Unix(s-a, int64(nsec)).In(loc)
+		r.Later = time.Unix(s-b, int64(nsec)).In(loc)
+		r.Transition = time.Unix(at[tr], 0).In(loc)
+		r.OffsetBefore, r.OffsetAfter = int(b), int(a)
+		z.transitionWalls(&sv, tr, &r.Start, &r.End)
+	default:
+		r.Earlier = time.Unix(s-int64(off[sv.first]), int64(nsec)).In(loc)
+		r.Later = r.Earlier
+		r.OffsetBefore = int(off[sv.first])
+		r.OffsetAfter = r.OffsetBefore
 	}
-	t := time.Unix(s-int64(off[sv.first]), int64(nsec)).In(loc)
-	o := int(off[sv.first])
-	return Resolution{Kind: Unique, Earlier: t, Later: t, OffsetBefore: o, OffsetAfter: o}
 }
 
 // Resolve returns the instant at which the wall reading w happens in loc,

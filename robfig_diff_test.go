@@ -86,11 +86,27 @@ func randomSpec(rng *rand.Rand, extended bool) string {
 	dom := randomField(rng, 1, 31, nil)
 	dow := randomField(rng, 0, 6, dayAbbr)
 	if extended {
-		switch rng.IntN(8) {
+		quartzDom := func() string {
+			return []string{"L", "LW", fmt.Sprintf("%dW", 1+rng.IntN(31)), fmt.Sprint(1 + rng.IntN(31))}[rng.IntN(4)]
+		}
+		quartzDow := func() string {
+			n := randomValue(rng, rng.IntN(7), dayAbbr)
+			if rng.IntN(8) == 0 {
+				n = "7" // Sunday
+			}
+			return []string{n + "L", fmt.Sprintf("%s#%d", n, 1+rng.IntN(5)), n}[rng.IntN(3)]
+		}
+		switch rng.IntN(6) {
 		case 0:
-			dom = []string{"L", "LW", "15W", "1W", "31W", "L,15"}[rng.IntN(6)]
+			dom = quartzDom()
 		case 1:
-			dow = []string{"7", "5L", "FRIL", "MON#2", "0#5", "1-7", "SUN#1,SAT#5"}[rng.IntN(7)]
+			dom = quartzDom() + "," + quartzDom()
+		case 2:
+			dow = quartzDow()
+		case 3:
+			dow = quartzDow() + "," + quartzDow()
+		case 4:
+			dom, dow = "?", quartzDow()
 		}
 	}
 	return strings.Join([]string{
@@ -137,7 +153,7 @@ func TestRobfigDifferential(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2026, 3))
 	n := 4000 / randomScale
 	parser := cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-	mismatches := 0
+	mismatches, compared := 0, 0
 	for i := range n {
 		sz := steadyZones[i%len(steadyZones)]
 		fields := randomSpec(rng, false)
@@ -170,11 +186,17 @@ func TestRobfigDifferential(t *testing.T) {
 				break
 			}
 			a, b = got, want
+			compared++
 		}
 		if mismatches >= 10 {
 			t.Fatalf("stopping after %d mismatches", mismatches)
 		}
 	}
+	// Most random specs fire often: the comparison must not be vacuous.
+	if compared < n*10 {
+		t.Errorf("only %d fires compared for %d specs", compared, n)
+	}
+	t.Logf("%d specs, %d fires compared", n, compared)
 }
 
 // TestRobfigDifferentialDescriptors: the descriptors robfig's
@@ -196,5 +218,46 @@ func TestRobfigDifferentialDescriptors(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestParseCronAcceptsRobfigSyntax: issue 2 asks ParseCron to accept the
+// syntax robfig/cron v3's ParseStandard (and so Kubernetes CronJob, which
+// validates with it) accepts. Each spec here is accepted by robfig and must
+// parse and fire at the same instants. (@every below one second or with a
+// fractional second, which robfig rounds, is a documented refusal and is
+// not listed.)
+func TestParseCronAcceptsRobfigSyntax(t *testing.T) {
+	for _, spec := range []string{
+		"*/100 * * * *",   // a step past the field's range: only the first value (minute 0)
+		"5/100 * * * *",   // minute 5 only
+		"1-5/99 * * * *",  // minute 1 only
+		"0 0 */32 * *",    // day 1 only
+		"0 0 * */13 *",    // January only
+		"0 0 * * 0-6/10",  // Sunday only
+		"+5 * * * *",      // strconv.Atoi takes a plus sign
+		"0005 * * * *",    // and leading zeros
+		"*/60 * * * *",    // minute 0 (accepted today; kept as a guard)
+		"0 0 ? ? ?",       // ? anywhere
+		"0 0 * JAN-dec *", // names in any case in ranges
+	} {
+		t.Run(spec, func(t *testing.T) {
+			theirs, err := cron.ParseStandard(spec)
+			if err != nil {
+				t.Fatalf("robfig refuses %q: %v; fix the table", spec, err)
+			}
+			ours, err := dstsafe.ParseCron(spec)
+			if err != nil {
+				t.Fatalf("ParseCron(%q) = %v; robfig/cron v3 ParseStandard and Kubernetes accept it", spec, err)
+			}
+			a := time.Date(2024, 2, 27, 13, 14, 15, 0, time.UTC)
+			b := a
+			for k := range 20 {
+				a, b = ours.Next(a), theirs.Next(b)
+				if !a.Equal(b) {
+					t.Fatalf("%q fire %d: dstsafe %v, robfig %v", spec, k, a, b)
+				}
+			}
+		})
 	}
 }

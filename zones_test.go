@@ -1,10 +1,13 @@
 package dstsafe_test
 
 import (
+	"archive/zip"
 	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -22,6 +25,10 @@ import (
 type tzZone struct {
 	Name string
 	Loc  *time.Location
+	// SameAs names the first zone (by name) whose file has the same bytes,
+	// for links such as US/Central -> America/Chicago; empty if none.
+	SameAs string
+	data   string
 }
 
 // famousZones are always tested, also when -race subsamples: each has a
@@ -102,10 +109,19 @@ func allZones(tb testing.TB) []tzZone {
 			if err != nil {
 				return err
 			}
-			zonesAll = append(zonesAll, tzZone{Name: name, Loc: loc})
+			zonesAll = append(zonesAll, tzZone{Name: name, Loc: loc, data: string(data)})
 			return nil
 		})
 		sort.Slice(zonesAll, func(i, j int) bool { return zonesAll[i].Name < zonesAll[j].Name })
+		first := map[string]string{}
+		for i, z := range zonesAll {
+			if n, ok := first[z.data]; ok {
+				zonesAll[i].SameAs = n
+			} else {
+				first[z.data] = z.Name
+			}
+			zonesAll[i].data = ""
+		}
 	})
 	if zonesErr != nil {
 		tb.Fatalf("reading tz database at %s: %v", root, zonesErr)
@@ -127,6 +143,73 @@ func testZones(tb testing.TB) []tzZone {
 	var out []tzZone
 	for i, z := range all {
 		if i%raceZoneStride == 0 || slices.Contains(famousZones, z.Name) {
+			out = append(out, z)
+		}
+	}
+	return out
+}
+
+var (
+	goZipOnce  sync.Once
+	goZipZones []tzZone
+	goZipErr   error
+)
+
+// goTZDataZones returns the zones of the tz database the Go toolchain
+// embeds with time/tzdata ($GOROOT/lib/time/zoneinfo.zip). Unlike most
+// system databases it is "slim": no transitions are listed past the last
+// rule change, every later year comes from the POSIX TZ string, and
+// Time.ZoneBounds misreports ends there (golang/go#81583, from 2024-12-31).
+func goTZDataZones(tb testing.TB) []tzZone {
+	tb.Helper()
+	goZipOnce.Do(func() {
+		zr, err := zip.OpenReader(filepath.Join(runtime.GOROOT(), "lib", "time", "zoneinfo.zip"))
+		if err != nil {
+			goZipErr = err
+			return
+		}
+		defer zr.Close()
+		for _, f := range zr.File {
+			r, err := f.Open()
+			if err != nil {
+				goZipErr = err
+				return
+			}
+			data, err := io.ReadAll(r)
+			r.Close()
+			if err != nil || !bytes.HasPrefix(data, []byte("TZif")) {
+				continue
+			}
+			loc, err := time.LoadLocationFromTZData(f.Name, data)
+			if err != nil {
+				goZipErr = err
+				return
+			}
+			goZipZones = append(goZipZones, tzZone{Name: f.Name, Loc: loc})
+		}
+		sort.Slice(goZipZones, func(i, j int) bool { return goZipZones[i].Name < goZipZones[j].Name })
+	})
+	if goZipErr != nil || len(goZipZones) < 300 {
+		tb.Fatalf("reading the Go toolchain's zoneinfo.zip: %v (%d zones)", goZipErr, len(goZipZones))
+	}
+	return goZipZones
+}
+
+// longRun (DSTSAFE_LONG=1) widens the costliest property tests.
+var longRun = os.Getenv("DSTSAFE_LONG") != ""
+
+// distinctZones is testZones without the zones whose file is a copy of an
+// earlier one: identical TZif bytes make identical Locations, so the
+// costliest tests walk each distinct zone once (all of them with
+// DSTSAFE_LONG=1).
+func distinctZones(tb testing.TB) []tzZone {
+	tb.Helper()
+	if longRun {
+		return testZones(tb)
+	}
+	var out []tzZone
+	for _, z := range testZones(tb) {
+		if z.SameAs == "" || slices.Contains(famousZones, z.Name) {
 			out = append(out, z)
 		}
 	}
@@ -203,40 +286,52 @@ var (
 	scanMargin = int64(40 * 86400)
 )
 
-// zoneOracle is what the time package says about one zone's offsets
-// around the tested windows.
+// zoneOracle is what the time package says about one zone's offsets in
+// some spans of instants, scanned a day at a time.
 type zoneOracle struct {
-	zone tzZone
-	// spans[i] lists the changes in testedWindows[i] widened by scanMargin,
-	// with the offset in force at the span's start.
-	spans [][]offChange
-	start []int
-	// tested are the changes inside the tested windows.
+	zone  tzZone
+	spans []oracleSpan
+	// tested are the changes inside the tested windows (oracleFor only).
 	tested []offChange
 	once   sync.Once
 }
 
+// oracleSpan lists the offset changes in [lo, hi] and the offset at lo.
+type oracleSpan struct {
+	lo, hi int64
+	first  int
+	ch     []offChange
+}
+
+func scanSpan(loc *time.Location, lo, hi int64) oracleSpan {
+	return oracleSpan{lo: lo, hi: hi, first: offsetOf(loc, lo), ch: scanChanges(loc, lo, hi, 86400)}
+}
+
+// spanOracle scans z over [lo, hi] a day at a time.
+func spanOracle(z tzZone, lo, hi int64) *zoneOracle {
+	return &zoneOracle{zone: z, spans: []oracleSpan{scanSpan(z.Loc, lo, hi)}}
+}
+
 var (
 	oracleMu sync.Mutex
-	oracles  = map[string]*zoneOracle{}
+	oracles  = map[*time.Location]*zoneOracle{}
 )
 
-// oracleFor scans z once per test binary, a day at a time.
+// oracleFor scans z once per test binary over the tested windows (widened
+// by scanMargin), a day at a time.
 func oracleFor(z tzZone) *zoneOracle {
 	oracleMu.Lock()
-	o, ok := oracles[z.Name]
+	o, ok := oracles[z.Loc]
 	if !ok {
 		o = &zoneOracle{zone: z}
-		oracles[z.Name] = o
+		oracles[z.Loc] = o
 	}
 	oracleMu.Unlock()
 	o.once.Do(func() {
 		for _, w := range testedWindows {
-			from, to := w[0]-scanMargin, w[1]+scanMargin
-			ch := scanChanges(z.Loc, from, to, 86400)
-			o.spans = append(o.spans, ch)
-			o.start = append(o.start, offsetOf(z.Loc, from))
-			for _, c := range ch {
+			sp := scanSpan(z.Loc, w[0]-scanMargin, w[1]+scanMargin)
+			o.spans = append(o.spans, sp)
+			for _, c := range sp.ch {
 				if c.At >= w[0] && c.At < w[1] {
 					o.tested = append(o.tested, c)
 				}
@@ -248,12 +343,9 @@ func oracleFor(z tzZone) *zoneOracle {
 
 // span returns the scanned changes covering instants [lo, hi], or false.
 func (o *zoneOracle) span(lo, hi int64) ([]offChange, int, bool) {
-	for i, w := range testedWindows {
-		if i >= len(o.spans) {
-			break
-		}
-		if lo >= w[0]-scanMargin && hi <= w[1]+scanMargin {
-			return o.spans[i], o.start[i], true
+	for _, sp := range o.spans {
+		if lo >= sp.lo && hi <= sp.hi {
+			return sp.ch, sp.first, true
 		}
 	}
 	return nil, 0, false
