@@ -21,6 +21,13 @@ type activity struct {
 	nextID  uint64
 	parks   uint64        // number of park calls so far
 	changed chan struct{} // closed on the next change; nil until asked for
+
+	// driver, when set (by Simulate), is called by the goroutine that makes
+	// the scheduler idle, right there, with driving set: it moves the fake
+	// clock on without a hand-off to another goroutine. It must clear
+	// driving (under mu) when it stops.
+	driver  func()
+	driving bool
 }
 
 func (a *activity) notify() {
@@ -42,23 +49,37 @@ func (a *activity) end() {
 	a.mu.Lock()
 	a.busy--
 	a.notify()
-	a.mu.Unlock()
+	a.kickLocked()
 }
 
 // park marks a busy goroutine as asleep until wake (zero: until something
 // other than the clock wakes it) and returns the id unpark needs.
 func (a *activity) park(wake time.Time) uint64 {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.parked == nil {
 		a.parked = make(map[uint64]time.Time)
 	}
 	a.nextID++
+	id := a.nextID
 	a.parks++
-	a.parked[a.nextID] = wake
+	a.parked[id] = wake
 	a.busy--
 	a.notify()
-	return a.nextID
+	a.kickLocked()
+	return id
+}
+
+// kickLocked runs the driver if the scheduler may be idle and nobody drives
+// yet. It is called with mu held and releases it.
+func (a *activity) kickLocked() {
+	d := a.driver
+	if d == nil || a.driving || a.busy > 0 {
+		a.mu.Unlock()
+		return
+	}
+	a.driving = true
+	a.mu.Unlock()
+	d()
 }
 
 // unpark marks the goroutine parked under id as busy again.
@@ -69,13 +90,10 @@ func (a *activity) unpark(id uint64) {
 	a.mu.Unlock()
 }
 
-// idle reports whether, at instant now, no goroutine is busy and none is
-// due to wake (every sleeper's wake instant is after now), and the earliest
-// wake instant (zero if none), the number of parks so far, and a channel
-// closed at the next change.
-func (a *activity) idle(now time.Time) (ok bool, next time.Time, parks uint64, changed <-chan struct{}) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// idleLocked reports whether, at instant now, no goroutine is busy and none
+// is due to wake (every sleeper's wake instant is after now), and the
+// earliest wake instant (zero if none). mu must be held.
+func (a *activity) idleLocked(now time.Time) (ok bool, next time.Time) {
 	ok = a.busy == 0
 	for _, w := range a.parked {
 		if w.IsZero() {
@@ -88,6 +106,15 @@ func (a *activity) idle(now time.Time) (ok bool, next time.Time, parks uint64, c
 			next = w
 		}
 	}
+	return ok, next
+}
+
+// idle is idleLocked plus the number of parks so far and a channel closed
+// at the next change, for callers that wait.
+func (a *activity) idle(now time.Time) (ok bool, next time.Time, parks uint64, changed <-chan struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ok, next = a.idleLocked(now)
 	if a.changed == nil {
 		a.changed = make(chan struct{})
 	}

@@ -324,7 +324,8 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		var timer Timer
 		var fired <-chan time.Time
 		if !wakeAt.IsZero() {
-			timer = s.clock.NewTimer(wakeAt.Sub(now))
+			// Measure from a fresh reading: time has passed during tick.
+			timer = s.clock.NewTimer(wakeAt.Sub(s.clock.Now()))
 			fired = timer.Chan()
 		}
 		id := s.act.park(wakeAt)
@@ -406,8 +407,9 @@ func (s *Scheduler) tick(ctx context.Context, now time.Time, stopping chan struc
 		s.mu.Lock()
 		for j.hasNext && !j.next.At.After(now) {
 			if len(due) == maxCatchUp {
-				due = append(due[:0], due[1:]...)
-				dropped++
+				// Keep the most recent half: amortised O(1) per period.
+				due = append(due[:0], due[maxCatchUp/2:]...)
+				dropped += maxCatchUp / 2
 			}
 			due = append(due, j.next)
 			j.cursor = j.next.At
@@ -628,9 +630,7 @@ func (s *Scheduler) sleep(d time.Duration, stopping <-chan struct{}) bool {
 func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record) error {
 	run := j.runOf(o, rec)
 	started := s.clock.Now()
-	attrs := []any{"job", j.name, "period", run.Period, "run_date", run.RunDate.String(), "due", run.Due,
-		"wall", run.Wall.String(), "kind", run.Kind.String(), "attempt", run.Attempt, "token", run.Token, "owner", s.owner}
-	s.log.Info(j.name+".run start", attrs...)
+	s.logRun(ctx, slog.LevelInfo, ".run start", run)
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(context.Canceled)
@@ -651,16 +651,16 @@ func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record
 	finishCtx := context.WithoutCancel(ctx)
 	if _, ferr := s.ledger.Finish(finishCtx, j.name, run.Period, run.Token, state, reason); ferr != nil {
 		if errors.Is(ferr, ErrLeaseLost) {
-			s.log.Warn(j.name+".run finish rejected: lease lost", append(attrs, "outcome", state.String())...)
+			s.logRun(ctx, slog.LevelWarn, ".run finish rejected: lease lost", run, "outcome", state.String())
 		} else {
-			s.log.Error(j.name+".run finish failed", append(attrs, "outcome", state.String(), "error", ferr)...)
+			s.logRun(ctx, slog.LevelError, ".run finish failed", run, "outcome", state.String(), "error", ferr)
 		}
 	}
 	took := s.clock.Now().Sub(started)
 	if err != nil {
-		s.log.Error(j.name+".run finish", append(attrs, "outcome", state.String(), "duration", took, "error", err)...)
+		s.logRun(ctx, slog.LevelError, ".run finish", run, "outcome", state.String(), "duration", took, "error", err)
 	} else {
-		s.log.Info(j.name+".run finish", append(attrs, "outcome", state.String(), "duration", took)...)
+		s.logRun(ctx, slog.LevelInfo, ".run finish", run, "outcome", state.String(), "duration", took)
 	}
 	s.mu.Lock()
 	record := s.record
@@ -670,6 +670,20 @@ func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record
 			Started: started, RunDate: run.RunDate, Attempt: run.Attempt, Err: err})
 	}
 	return err
+}
+
+// logRun logs msg (prefixed with the job name) with the run's attributes,
+// in the postmortem's shape: msg="billing.run start" job=billing
+// period=... run_date=2024-11-03 due=2024-11-03T01:30:00.000-05:00 ...
+// It builds nothing when the level is disabled.
+func (s *Scheduler) logRun(ctx context.Context, level slog.Level, msg string, run Run, extra ...any) {
+	if !s.log.Enabled(ctx, level) {
+		return
+	}
+	attrs := append([]any{"job", run.Job, "period", run.Period, "run_date", run.RunDate.String(), "due", run.Due,
+		"wall", run.Wall.String(), "kind", run.Kind.String(), "attempt", run.Attempt, "token", run.Token,
+		"owner", s.owner}, extra...)
+	s.log.Log(ctx, level, run.Job+msg, attrs...)
 }
 
 // PanicError is the error a job's panic is turned into; the run is

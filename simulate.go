@@ -86,6 +86,10 @@ var (
 // reads start+d, Run has returned and no goroutine is left behind. It also
 // works inside a testing/synctest bubble.
 //
+// The window is closed at both ends: a run due at the start instant or at
+// start+d runs. Jobs resume after their latest ledger record, so a
+// scheduler whose ledger already has records catches up by its policy.
+//
 // Jobs under Simulate should return without waiting on the fake clock (only
 // Simulate moves it, and only once they have returned). Simulate ignores
 // WithWakeInterval. If ctx ends early Simulate stops and returns the fires
@@ -103,21 +107,15 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 		return nil, fmt.Errorf("%w: duration %v, step %v", ErrInvalidSimulation, d, cfg.step)
 	}
 
-	var mu sync.Mutex
-	var fires []Fire
+	rec := &recorder{}
 	s.mu.Lock()
 	if s.running {
 		s.mu.Unlock()
 		return nil, ErrRunning
 	}
 	s.simulating = true
-	s.record = func(f Fire) {
-		mu.Lock()
-		fires = append(fires, f)
-		mu.Unlock()
-	}
+	s.record = rec.add
 	s.mu.Unlock()
-	_, _, parks0, _ := s.act.idle(fc.Now())
 	defer func() {
 		s.mu.Lock()
 		s.simulating, s.record = false, nil
@@ -125,40 +123,36 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	}()
 
 	end := fc.Now().Add(d)
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var runErr error
-	runDone := make(chan struct{})
-	go func() {
-		runErr = s.Run(runCtx)
-		close(runDone)
-	}()
+	finished := make(chan struct{})
+	var stopErr error
+	a := &s.act
 
-	// wait returns once every scheduler goroutine sleeps until after the
-	// clock's instant, and reports the earliest instant one waits for.
-	wait := func() (time.Time, error) {
+	// drive runs in whichever scheduler goroutine made the scheduler idle
+	// (see activity.driver): it advances the fake clock, step by step or to
+	// the next wake instant, for as long as doing so wakes nobody, then
+	// hands back. At the end instant, or when ctx ends, it reports to
+	// Simulate and stops for good.
+	drive := func() {
 		for {
-			idle, next, parks, changed := s.act.idle(fc.Now())
-			if idle && parks > parks0 {
-				return next, nil
-			}
-			select {
-			case <-changed:
-			case <-runDone:
-				return time.Time{}, runErr
-			case <-ctx.Done():
-				return time.Time{}, ctx.Err()
-			}
-		}
-	}
-
-	err := func() error {
-		next, err := wait()
-		for err == nil {
 			now := fc.Now()
-			if !now.Before(end) {
-				return nil
+			a.mu.Lock()
+			idle, next := a.idleLocked(now)
+			err := ctx.Err()
+			switch {
+			case err != nil || !now.Before(end) && idle:
+				if err != nil {
+					stopErr = err
+				}
+				a.driver, a.driving = nil, false
+				a.mu.Unlock()
+				close(finished)
+				return
+			case !idle:
+				a.driving = false
+				a.mu.Unlock()
+				return
 			}
+			a.mu.Unlock()
 			switch {
 			case cfg.step > 0:
 				fc.Advance(min(cfg.step, end.Sub(now)))
@@ -167,18 +161,68 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 			default:
 				fc.Advance(next.Sub(now))
 			}
-			next, err = wait()
 		}
-		return err
+	}
+	a.mu.Lock()
+	a.driver, a.driving = drive, false
+	a.mu.Unlock()
+
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	var runErr error
+	runDone := make(chan struct{})
+	go func() {
+		runErr = s.Run(runCtx)
+		close(runDone)
 	}()
+
+	var err error
+	select {
+	case <-finished:
+		err = stopErr
+	case <-runDone:
+		err = runErr
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	a.mu.Lock()
+	a.driver = nil
+	a.mu.Unlock()
 	cancel()
 	<-runDone
-	mu.Lock()
-	defer mu.Unlock()
 	if err == nil {
 		err = runErr
 	}
-	return fires, err
+	return rec.fires(), err
+}
+
+// recorder collects fires in chunks, so a century of runs is not copied
+// over and over as one slice grows.
+type recorder struct {
+	mu     sync.Mutex
+	chunks [][]Fire
+	n      int
+}
+
+func (r *recorder) add(f Fire) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.chunks) == 0 || len(r.chunks[len(r.chunks)-1]) == cap(r.chunks[len(r.chunks)-1]) {
+		r.chunks = append(r.chunks, make([]Fire, 0, 1024))
+	}
+	last := &r.chunks[len(r.chunks)-1]
+	*last = append(*last, f)
+	r.n++
+}
+
+func (r *recorder) fires() []Fire {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Fire, 0, r.n)
+	for _, c := range r.chunks {
+		out = append(out, c...)
+	}
+	return out
 }
 
 // SimulateTicks calls tick with every instant from start to end inclusive,

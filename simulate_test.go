@@ -117,6 +117,19 @@ func TestSimulateErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, fires, 2, "00:00 (the start instant) and 01:00 (the end)")
 	require.ErrorIs(t, inner, dstsafe.ErrRunning)
+
+	// Cancelling Simulate's context stops it with the runs so far.
+	s, _, _ = newSim(t, time.Date(2024, 1, 1, 0, 30, 0, 0, time.UTC))
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), func(_ context.Context, r dstsafe.Run) error {
+		if r.Wall.Hour == 3 {
+			cancel()
+		}
+		return nil
+	}))
+	fires, err = dstsafe.Simulate(ctx, s, 24*time.Hour)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Len(t, fires, 3, "01:00, 02:00 and 03:00")
 }
 
 // Retries: a run that fails is claimed again after the backoff while the
