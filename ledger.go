@@ -24,6 +24,12 @@ import (
 // Both are compare-and-set on the token: once a period has been taken over,
 // the old holder gets ErrLeaseLost and its late result is never written.
 //
+// Every method refuses a bad job name, period or owner (empty, longer than
+// MaxKeyLen bytes, not UTF-8, containing NUL) with a *KeyError wrapping
+// ErrInvalidKey before touching storage, and an out-of-range argument
+// with an error wrapping ErrInvalidRequest. When ctx ends, the error
+// wraps ctx.Err() (errors.Is(err, context.Canceled)).
+//
 // Implementations: MemoryLedger here, sqlledger (SQLite, PostgreSQL) and
 // redisledger. All of them pass dstsafetest.RunLedgerTests.
 type Ledger interface {
@@ -31,6 +37,12 @@ type Ledger interface {
 	// error wrapping ErrAlreadyClaimed (a *ClaimedError carrying the
 	// existing record) when the period is running, succeeded or skipped, or
 	// when it failed or was abandoned and req.Retry does not allow a takeover.
+	//
+	// Any other error (the database went away mid-call) leaves it unknown
+	// whether the claim was made, as with any remote commit whose answer
+	// is lost. Claim again with the same Owner: a *ClaimedError whose
+	// Existing.Owner is yours and Existing.StartedAt is from your first
+	// try means the claim was yours.
 	Claim(ctx context.Context, req ClaimRequest) (Record, error)
 	// Heartbeat extends the lease of a running claim held with token to
 	// now+lease. ErrLeaseLost if the token no longer holds the period.

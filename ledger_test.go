@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jonboulle/clockwork"
 
@@ -156,4 +157,52 @@ func TestNewMemoryLedgerNilClock(t *testing.T) {
 	if err != nil || r.StartedAt.IsZero() {
 		t.Fatalf("Claim with the real clock = %+v, %v", r, err)
 	}
+}
+
+// Any string is either refused with ErrInvalidKey or claimable exactly
+// once under exactly that key.
+func FuzzMemoryLedgerKeys(f *testing.F) {
+	for _, s := range []string{"2024-11-03", "2024-11-03T01:30-06:00", "", "factura\xe7ion", "billing\x00", "é", strings.Repeat("a", 256)} {
+		f.Add(s, "2024-11-03")
+	}
+	f.Fuzz(func(t *testing.T, job, period string) {
+		l := dstsafe.NewMemoryLedger(clockwork.NewFakeClock())
+		valid := func(s string) bool {
+			return s != "" && len(s) <= dstsafe.MaxKeyLen && utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+		}
+		req := dstsafe.ClaimRequest{Job: job, Period: period, Owner: "w"}
+		r, err := l.Claim(t.Context(), req)
+		if !valid(job) || !valid(period) {
+			if !errors.Is(err, dstsafe.ErrInvalidKey) {
+				t.Fatalf("Claim(%q, %q) = %v, want ErrInvalidKey", job, period, err)
+			}
+			return
+		}
+		if err != nil || r.Job != job || r.Period != period {
+			t.Fatalf("Claim(%q, %q) = %+v, %v", job, period, r, err)
+		}
+		if _, err := l.Claim(t.Context(), req); !errors.Is(err, dstsafe.ErrAlreadyClaimed) {
+			t.Fatalf("second Claim(%q, %q) = %v", job, period, err)
+		}
+		if g, err := l.Get(t.Context(), job, period); err != nil || g.Token != r.Token {
+			t.Fatalf("Get(%q, %q) = %+v, %v", job, period, g, err)
+		}
+	})
+}
+
+// A stored reason is valid UTF-8 without NUL, within MaxReasonLen, and
+// normalising it again changes nothing.
+func FuzzNormalizeReason(f *testing.F) {
+	for _, s := range []string{"ok", "a\x80b", "nul\x00", strings.Repeat("€", dstsafe.MaxReasonLen)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := dstsafe.NormalizeReason(s)
+		if !utf8.ValidString(got) || strings.ContainsRune(got, 0) || len(got) > dstsafe.MaxReasonLen {
+			t.Fatalf("NormalizeReason(%q) = %q", s, got)
+		}
+		if again := dstsafe.NormalizeReason(got); again != got {
+			t.Fatalf("NormalizeReason not idempotent: %q -> %q", got, again)
+		}
+	})
 }

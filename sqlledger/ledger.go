@@ -20,6 +20,16 @@
 // a takeover, on the state and lease read), so a zombie holder's late write
 // matches no row and gets dstsafe.ErrLeaseLost.
 //
+// # Throughput
+//
+// A durable commit waits for a disk flush (about 2.7 ms on the test
+// machine). Concurrent claims through one Ledger are therefore committed
+// in groups, one flush per group: on PostgreSQL as one multi-row INSERT,
+// on SQLite as one transaction; each claim still gets its own answer after
+// the commit. SQLite writes of one Ledger also queue on a Go mutex rather
+// than in SQLite's busy handler, which sleeps. Share one Ledger per
+// process.
+//
 // # Transactions
 //
 // WithTx returns a view of the Ledger that runs in the caller's *sql.Tx, so
@@ -61,10 +71,11 @@ type Ledger struct {
 	table   string // validated, unquoted
 	owned   bool   // Close closes db (OpenSQLite)
 	sql     *queries
-	writeMu *sync.Mutex // SQLite outside a caller's transaction: see one
+	writeMu sem         // SQLite outside a caller's transaction: see one
 	stmts   *stmtCache  // SQLite, outside a caller's transaction
 	txStmts bool        // q is a batch's transaction: use stmts through it
-	batch   *claimQueue // SQLite outside a caller's transaction: see batch.go
+	batch   *claimQueue // outside a caller's transaction: see batch.go
+	groupMu sem         // held by the goroutine committing a group
 }
 
 var _ dstsafe.Ledger = (*Ledger)(nil)
@@ -122,10 +133,11 @@ func newLedger(db *sql.DB, c config) (*Ledger, error) {
 	}
 	l := &Ledger{db: db, q: db, dialect: d, clock: c.clock, table: c.table}
 	l.sql = buildQueries(d, c.table)
+	l.batch = new(claimQueue)
+	l.groupMu = make(sem, 1)
 	if d == SQLite {
-		l.writeMu = new(sync.Mutex)
+		l.writeMu = l.groupMu // a group holds SQLite's one write lock
 		l.stmts = &stmtCache{m: map[string]*sql.Stmt{}}
-		l.batch = new(claimQueue)
 	}
 	return l, nil
 }
@@ -220,9 +232,9 @@ func (l *Ledger) now() time.Time { return dstsafe.LedgerTime(l.clock.Now()) }
 // PostgreSQL transaction, a claim of a period another open transaction
 // just claimed blocks until that one ends.
 //
-// On SQLite outside a caller's transaction, concurrent claims of one
-// Ledger are committed in groups (see batch.go): each still gets its own
-// answer, only after the commit that made it durable.
+// Outside a caller's transaction, concurrent claims through one Ledger
+// are committed in groups (see batch.go): each still gets its own answer,
+// only after the commit that made it durable.
 func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
 	if err := req.Validate(); err != nil {
 		return dstsafe.Record{}, err
@@ -238,8 +250,8 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 	lease, _ := dstsafe.EffectiveLease(req.Lease)
 	// A pass ends the claim unless another writer changed the row between
 	// our statements (a rival takeover, or a winner that rolled back); the
-	// next pass then sees the new row. Eight passes without an answer would
-	// take a livelock.
+	// next pass then sees the new row. Eight passes without an answer take
+	// a livelock of rivals.
 	var last dstsafe.Record
 	for range 8 {
 		r, inserted, err := l.insertOrGet(ctx, req, lease)
@@ -269,6 +281,11 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 			return dstsafe.Record{}, mapErr("claim", req.Job, req.Period, err)
 		}
 	}
+	if last.Job == "" {
+		return dstsafe.Record{}, fmt.Errorf("sqlledger: claim job %q period %q: its row kept appearing and vanishing (rolled-back rivals); try again", req.Job, req.Period)
+	}
+	// Others kept taking the period over between our read and our write:
+	// it is theirs.
 	return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: last}
 }
 
@@ -455,8 +472,10 @@ type scanner interface{ Scan(dest ...any) error }
 // writers in line; other processes are still kept off by busy_timeout.
 func (l *Ledger) one(ctx context.Context, query string, args []any, first ...any) (dstsafe.Record, error) {
 	if l.writeMu != nil && query != l.sql.get {
-		l.writeMu.Lock()
-		defer l.writeMu.Unlock()
+		if err := l.writeMu.lock(ctx); err != nil {
+			return dstsafe.Record{}, err
+		}
+		defer l.writeMu.unlock()
 	}
 	if st, ok := l.prepared(ctx, query); ok {
 		if tx, ok := l.q.(*sql.Tx); ok && l.txStmts {
@@ -487,6 +506,20 @@ func (l *Ledger) prepared(ctx context.Context, query string) (*sql.Stmt, bool) {
 	l.stmts.m[query] = st
 	return st, true
 }
+
+// sem is a lock whose waiters give up when their context ends.
+type sem chan struct{}
+
+func (s sem) lock(ctx context.Context) error {
+	select {
+	case s <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s sem) unlock() { <-s }
 
 // stmtCache holds a Ledger's prepared statements, shared by its copies.
 type stmtCache struct {

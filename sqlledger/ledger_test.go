@@ -102,7 +102,9 @@ func TestPostgresConformance(t *testing.T) {
 // same.
 func TestSQLiteConformanceInTx(t *testing.T) {
 	dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
-		l, _ := openSQLite(t, sqlledger.WithClock(clock))
+		// NORMAL: this variant checks transactions, TestSQLiteConformance
+		// the durable default.
+		l, _ := openSQLite(t, sqlledger.WithClock(clock), sqlledger.WithSynchronous(sqlledger.SyncNormal))
 		return txLedger{l}
 	})
 }

@@ -128,3 +128,33 @@ func TestPostgresSchemaQualifiedTable(t *testing.T) {
 		t.Fatalf("rows in %s.job_runs = %d, %v; want 1", schema, n, err)
 	}
 }
+
+// Keys compare as bytes whatever the database's locale: under en_US
+// collation "a" < "B" and List would interleave cases and hour suffixes.
+// The test server runs C.UTF-8, where the suite cannot tell, so check the
+// columns themselves.
+func TestPostgresKeyColumnsCollateC(t *testing.T) {
+	db := pgDB(t)
+	l := pgLedger(t, db)
+	rows, err := db.QueryContext(context.Background(), `SELECT column_name, collation_name FROM information_schema.columns
+WHERE table_name = $1 AND column_name IN ('job_name', 'period') ORDER BY column_name`, l.Table())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var col string
+		var coll sql.NullString
+		if err := rows.Scan(&col, &coll); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if coll.String != "C" {
+			t.Errorf("column %s collates %q, want C", col, coll.String)
+		}
+	}
+	if n != 2 {
+		t.Fatalf("found %d key columns, want 2", n)
+	}
+}

@@ -8,8 +8,8 @@ import (
 // queries holds the statements of one Ledger, built once for its dialect
 // and table.
 type queries struct {
-	insert, insertOrGet, get, takeover, heartbeat, finish string
-	list                                                  [4]string // no bound, from, to, both
+	insert, insertOrGet, insertMany, get, takeover, heartbeat, finish string
+	list                                                              [4]string // no bound, from, to, both
 }
 
 const cols = `job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason`
@@ -55,6 +55,13 @@ RETURNING ` + cols,
 SELECT true, ` + cols + ` FROM ins
 UNION ALL
 SELECT false, ` + cols + ` FROM ` + t + ` WHERE job_name = $1 AND period = $2`
+	// PostgreSQL only: a group of new claims in one statement (batch.go).
+	// $1 jobs, $2 periods, $3 owners, $4 now, $5 leases until.
+	q.insertMany = `INSERT INTO ` + t + ` (` + cols + `)
+SELECT j, p, 'running', o, 1, 1, $4, NULL, lu, ''
+FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[]) AS g(j, p, o, lu)
+ON CONFLICT (job_name, period) DO NOTHING
+RETURNING ` + cols
 	base := `SELECT ` + cols + ` FROM ` + t + ` WHERE job_name = $1`
 	q.list = [4]string{
 		base + ` ORDER BY period`,

@@ -82,8 +82,12 @@ func reliabilityTargets(t *testing.T) map[string]func(t *testing.T) target {
 func (tg target) open(t testing.TB, clock dstsafe.Clock) (*sqlledger.Ledger, error) {
 	if tg.dialect == "sqlite" {
 		// NORMAL: the races check exclusion, not durability; FULL would
-		// spend the test's seconds in fsync.
-		return sqlledger.OpenSQLite(tg.dsn, sqlledger.WithClock(clock), sqlledger.WithSynchronous(sqlledger.SyncNormal))
+		// spend the test's seconds in fsync. A minute of busy_timeout:
+		// SQLite's busy handler is not fair (a waiter polls, sleeping up
+		// to 100 ms), and under the race detector on a loaded 2-core CI
+		// machine one process can be starved past the default 10 s.
+		return sqlledger.OpenSQLite(tg.dsn, sqlledger.WithClock(clock),
+			sqlledger.WithSynchronous(sqlledger.SyncNormal), sqlledger.WithBusyTimeout(time.Minute))
 	}
 	db, err := sql.Open("pgx", tg.dsn)
 	if err != nil {

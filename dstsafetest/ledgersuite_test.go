@@ -1,0 +1,104 @@
+package dstsafetest_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
+)
+
+func TestMemoryLedgerPassesSuite(t *testing.T) {
+	dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+		return dstsafe.NewMemoryLedger(clock)
+	})
+}
+
+// broken ledgers: each breaks one promise of dstsafe.Ledger, and names a
+// subtest of the suite that must catch it.
+var broken = map[string]struct {
+	catches string
+	wrap    func(l *dstsafe.MemoryLedger) dstsafe.Ledger
+}{
+	// The incident's guard: a claim that does not check for an existing run.
+	"reclaims": {"SecondClaimRefused", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return reclaims{l} }},
+	// A zombie's late result is written: no compare-and-set on the token.
+	"unfenced": {"FenceZombie", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return unfenced{l} }},
+	// Instants in the machine's zone, not UTC.
+	"localtime": {"ClaimFresh", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return localTime{l} }},
+	// List in insertion order.
+	"unsorted": {"List", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return unsorted{l} }},
+}
+
+type reclaims struct{ *dstsafe.MemoryLedger }
+
+func (r reclaims) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	req.Retry = dstsafe.RetryPolicy{MaxAttempts: 1 << 30, Failed: true, Abandoned: true}
+	rec, err := r.MemoryLedger.Claim(ctx, req)
+	if err != nil && req.Validate() == nil {
+		if g, gerr := r.MemoryLedger.Get(ctx, req.Job, req.Period); gerr == nil {
+			return g, nil // "it's running, go ahead"
+		}
+	}
+	return rec, err
+}
+
+type unfenced struct{ *dstsafe.MemoryLedger }
+
+func (u unfenced) Finish(ctx context.Context, job, period string, token int64, st dstsafe.State, reason string) (dstsafe.Record, error) {
+	if cur, err := u.MemoryLedger.Get(ctx, job, period); err == nil && cur.State == dstsafe.StateRunning {
+		token = cur.Token
+	}
+	return u.MemoryLedger.Finish(ctx, job, period, token, st, reason)
+}
+
+type localTime struct{ *dstsafe.MemoryLedger }
+
+func (l localTime) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	r, err := l.MemoryLedger.Claim(ctx, req)
+	r.StartedAt = r.StartedAt.In(time.FixedZone("CDT", -5*3600))
+	return r, err
+}
+
+type unsorted struct{ *dstsafe.MemoryLedger }
+
+func (u unsorted) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
+	rs, err := u.MemoryLedger.List(ctx, job, from, to)
+	for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+		rs[i], rs[j] = rs[j], rs[i]
+	}
+	return rs, err
+}
+
+const brokenEnv = "DSTSAFE_SUITE_BROKEN"
+
+// The suite must fail each broken ledger, in the subtest meant to catch
+// it. Each runs in a child process (this test binary again), since a
+// failing suite fails the test that runs it.
+func TestSuiteFailsBrokenLedgers(t *testing.T) {
+	if name := os.Getenv(brokenEnv); name != "" {
+		dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+			return broken[name].wrap(dstsafe.NewMemoryLedger(clock))
+		})
+		return
+	}
+	for name, b := range broken {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSuiteFailsBrokenLedgers$", "-test.v")
+			cmd.Env = append(os.Environ(), brokenEnv+"="+name)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the suite passed the %s ledger:\n%s", name, out)
+			}
+			if want := "--- FAIL: TestSuiteFailsBrokenLedgers/" + b.catches; !strings.Contains(string(out), want) {
+				t.Fatalf("the %s ledger was not caught by %s:\n%s", name, b.catches, out)
+			}
+		})
+	}
+}
