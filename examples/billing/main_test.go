@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -43,14 +44,10 @@ func installCrash(spec string) {
 	if spec == "" {
 		return
 	}
-	var hook string
-	var id int64
-	for i := len(spec) - 1; i >= 0; i-- {
-		if spec[i] == ':' {
-			hook = spec[:i]
-			id, _ = strconv.ParseInt(spec[i+1:], 10, 64)
-			break
-		}
+	hook, idText, _ := strings.Cut(spec, ":")
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil {
+		panic("bad BILLING_TEST_CRASH " + spec)
 	}
 	kill := func(sub billing.Subscription) {
 		if sub.ID == id {
