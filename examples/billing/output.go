@@ -67,9 +67,9 @@ func writeText(w io.Writer, r Replay) {
 		loc, _ := time.LoadLocation(m.Zone)
 		switch m.Kind {
 		case "gap":
-			p("  %s %s: no 00:00 (clocks jump to 01:00), billed at the first instant of the day, %s = %s UTC", m.Zone, m.Date, clock(m.At.In(loc)), m.At.Format("15:04"))
+			p("  %s %s: 00:00 never happens; billed at the day's first instant, %s = %s UTC", m.Zone, m.Date, clock(m.At.In(loc)), m.At.Format("15:04"))
 		case "fold":
-			p("  %s %s: 00:00 happens twice, billed once, at the first, %s = %s UTC", m.Zone, m.Date, clock(m.At.In(loc)), m.At.Format("15:04"))
+			p("  %s %s: 00:00 happens twice; billed once, at the first, %s = %s UTC", m.Zone, m.Date, clock(m.At.In(loc)), m.At.Format("15:04"))
 		}
 	}
 	p("  %s: %d charged, %d duplicates, %d off local midnight", r.Date, l.Charged, l.Duplicates, l.OffMidnight)

@@ -42,7 +42,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	pg := fs.String("postgres", "", "PostgreSQL `DSN` (default $DATABASE_URL unless --db is given)")
 	schema := fs.String("schema", "billing_dstsafe", "PostgreSQL schema of the billing tables")
 	proc := fs.String("processor", "", "payment processor `URL` (default: an in-process simulator)")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	} else if err != nil {
 		return exitUsage
 	}
 	if *pg == "" && *db == "" {
