@@ -1,0 +1,84 @@
+package dstsafevet
+
+import (
+	"go/ast"
+	"go/token"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// Analyzers returns every dstsafevet analyzer, in a stable order.
+func Analyzers() []*analysis.Analyzer {
+	return []*analysis.Analyzer{WallClock, ElapsedGuard, LocalDate, CronSpec}
+}
+
+// ignoreDirective silences a diagnostic on its own line or the next one.
+const ignoreDirective = "//dstsafevet:ignore"
+
+// includeTests holds each analyzer's -tests flag.
+var includeTests = map[*analysis.Analyzer]*bool{}
+
+func addTestsFlag(a *analysis.Analyzer) *analysis.Analyzer {
+	includeTests[a] = a.Flags.Bool("tests", false, "also check _test.go files")
+	return a
+}
+
+// files returns the files of the pass the analyzer should look at.
+func files(pass *analysis.Pass) []*ast.File {
+	withTests := false
+	if p := includeTests[pass.Analyzer]; p != nil {
+		withTests = *p
+	}
+	var out []*ast.File
+	for _, f := range pass.Files {
+		name := pass.Fset.File(f.Pos()).Name()
+		if !withTests && strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if ast.IsGenerated(f) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// reporter reports diagnostics unless an ignore directive covers the line.
+type reporter struct {
+	pass    *analysis.Pass
+	ignored map[string]map[int]bool // file name -> silenced lines
+	seen    map[token.Pos]bool
+}
+
+func newReporter(pass *analysis.Pass, fs []*ast.File) *reporter {
+	r := &reporter{pass: pass, ignored: map[string]map[int]bool{}, seen: map[token.Pos]bool{}}
+	for _, f := range fs {
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				if !strings.HasPrefix(c.Text, ignoreDirective) {
+					continue
+				}
+				p := pass.Fset.Position(c.Slash)
+				if r.ignored[p.Filename] == nil {
+					r.ignored[p.Filename] = map[int]bool{}
+				}
+				r.ignored[p.Filename][p.Line] = true
+				r.ignored[p.Filename][p.Line+1] = true
+			}
+		}
+	}
+	return r
+}
+
+func (r *reporter) report(d analysis.Diagnostic) {
+	if r.seen[d.Pos] {
+		return
+	}
+	r.seen[d.Pos] = true
+	p := r.pass.Fset.Position(d.Pos)
+	if r.ignored[p.Filename][p.Line] {
+		return
+	}
+	r.pass.Report(d)
+}

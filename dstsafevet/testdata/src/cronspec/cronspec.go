@@ -1,0 +1,36 @@
+package cronspec
+
+import (
+	"time"
+
+	"github.com/dstsafe/dstsafe"
+	gocron "github.com/go-co-op/gocron/v2"
+	"github.com/robfig/cron/v3"
+)
+
+const nightly = "0 3 * * *"
+
+func specs(loc *time.Location) {
+	dstsafe.ParseCron("30 1 * * *")                         // want `cronspec: without a zone prefix`
+	dstsafe.ParseCron("CRON_TZ=America/Chicago 30 1 * * *") // want `cronspec: "30 1 \* \* \*" in America/Chicago is a fixed time inside a transition window \(01:30 occurs twice on \d{4}-11-0\d\)`
+	dstsafe.ParseCron("TZ=America/Chicago 30 2 * * *")      // want `cronspec: .* \(02:30 does not exist on \d{4}-03-\d\d\)`
+	dstsafe.ParseCron("CRON_TZ=America/Chicago 30 7 * * *") // outside the window
+	dstsafe.ParseCron("CRON_TZ=UTC 30 7 * * *")
+	dstsafe.ParseCron("CRON_TZ=America/Chicago */15 * * * *") // periodic: follows real time
+	dstsafe.ParseCron("CRON_TZ=Mars/Olympus 30 1 * * *")      // want `cronspec: zone "Mars/Olympus" is rejected \(unknown zone`
+	dstsafe.ParseCron("30 1 * * *", dstsafe.WithLocation(loc))
+	dstsafe.ParseCron(nightly) // want `cronspec: without a zone prefix`
+
+	c := cron.New()
+	c.AddFunc(`0 0 * * *`, func() {})                        // want `cronspec: without a zone prefix`
+	c.AddFunc("CRON_TZ=Europe/London 30 1 * * *", func() {}) // want `cronspec: .* in Europe/London is a fixed time inside a transition window`
+	cron.ParseStandard("CRON_TZ=UTC 0 0 * * *")
+	cron.Parser{}.Parse("CRON_TZ=Australia/Lord_Howe 0 45 1 * * *") // want `cronspec: .* Australia/Lord_Howe`
+
+	gocron.CronJob("CRON_TZ=America/Havana 0 0 * * *", false) // want `cronspec: .*America/Havana.*00:00`
+	gocron.CronJob("CRON_TZ=America/New_York 0 12 * * *", false)
+
+	// A robfig scheduler with a location reads zone-less specs in it.
+	utc := cron.New(cron.WithLocation(time.UTC))
+	utc.AddFunc("30 7 * * *", func() {})
+}
