@@ -42,6 +42,7 @@ func NewNaive(db *DB, p payments.Processor, zone *time.Location) *Naive {
 // Tick is the worker's 20-second poll at instant now.
 func (n *Naive) Tick(ctx context.Context, now time.Time) error {
 	local := now.In(n.Zone)
+	//dstsafevet:ignore replays the 2024-11-03 incident on purpose
 	if local.Hour() == n.At[0] && local.Minute() == n.At[1] {
 		var last *utc // NULL before the first run
 		if err := n.DB.QueryRowContext(ctx, n.DB.q(`SELECT max(started_at) FROM job_runs WHERE job = ?`), JobName).Scan(&last); err != nil {
@@ -49,12 +50,14 @@ func (n *Naive) Tick(ctx context.Context, now time.Time) error {
 		}
 		// The guard measures elapsed time since the last start. A real
 		// hour separates the two 01:30s of a fall-back night.
+		//dstsafevet:ignore replays the 2024-11-03 incident on purpose
 		if last == nil || now.Sub(time.Time(*last)) >= n.Guard {
 			if err := n.run(ctx, now); err != nil {
 				return err
 			}
 		}
 	}
+	//dstsafevet:ignore replays the 2024-11-03 incident on purpose
 	if len(n.pending) > 0 && local.Hour() == n.BatchAt[0] && local.Minute() == n.BatchAt[1] {
 		return n.batchUpdate(ctx)
 	}
