@@ -58,6 +58,13 @@
 // 24:00 transitions (Africa/Cairo), 30-minute shifts (Australia/Lord_Howe)
 // and the POSIX-rule years after a zone's last listed transition.
 //
+// # Running jobs
+//
+// A [Scheduler] sleeps on its Clock until the next occurrence, claims the
+// period in its Ledger, runs the job with a heartbeat and records the
+// outcome. [Simulate] runs the same Scheduler on a fake clock across both
+// transitions; dstsafetest's Require* helpers check the runs it returns.
+//
 // # Time
 //
 // Library code never calls time.Now or time.Sleep. Instants are parameters

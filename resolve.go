@@ -166,7 +166,10 @@ type Transition struct {
 //
 // Lookup panics if loc is nil, as time.Date does. For an invalid Wall (see
 // [Wall.Validate]) it returns the zero Resolution, whose Kind is 0.
-// For zones it has seen, Lookup takes no lock and allocates nothing.
+// For zones it has seen, Lookup takes no lock and allocates nothing. The
+// first use of a *time.Location builds its offset table through the year
+// 2400 (about a millisecond); every time.LoadLocation returns a new one, so
+// load each zone once and keep it.
 func Lookup(w Wall, loc *time.Location) (r Resolution) {
 	if loc == nil {
 		panic("dstsafe: Lookup: nil *time.Location")
