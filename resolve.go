@@ -175,9 +175,46 @@ func Lookup(w Wall, loc *time.Location) (r Resolution) {
 		panic("dstsafe: Lookup: nil *time.Location")
 	}
 	if !w.IsValid() {
-		return Resolution{}
+		return r
 	}
-	lookupInto(&r, tableFor(loc), w.naive(), w.Nanosecond)
+	z, s := tableFor(loc), w.naive()
+	ns := int64(w.Nanosecond)
+	switch k, n := z.near(s); n {
+	case 0:
+		// No transition near: one reading.
+		o := int64(z.off[k])
+		t := time.Unix(s-o, ns).In(loc)
+		r.Kind, r.Earlier, r.Later = Unique, t, t
+		r.OffsetBefore, r.OffsetAfter = int(o), int(o)
+		return r
+	case 1:
+		// One transition near: decide from its two offsets alone.
+		b, a, tr := int64(z.off[k-1]), int64(z.off[k]), z.at[k]
+		first, second := s-b < tr, s-a >= tr
+		switch {
+		case first && second:
+			r.Kind = Fold
+			r.Earlier, r.Later = time.Unix(s-b, ns).In(loc), time.Unix(s-a, ns).In(loc)
+			r.End, r.Start = z.walls[2*k], z.walls[2*k+1]
+		case first || second:
+			o := b
+			if second {
+				o = a
+			}
+			t := time.Unix(s-o, ns).In(loc)
+			r.Kind, r.Earlier, r.Later = Unique, t, t
+			r.OffsetBefore, r.OffsetAfter = int(o), int(o)
+			return r
+		default:
+			r.Kind = Gap
+			r.Earlier, r.Later = time.Unix(s-a, ns).In(loc), time.Unix(s-b, ns).In(loc)
+			r.Start, r.End = z.walls[2*k], z.walls[2*k+1]
+		}
+		r.Transition = time.Unix(tr, 0).In(loc)
+		r.OffsetBefore, r.OffsetAfter = int(b), int(a)
+		return r
+	}
+	lookupInto(&r, z, s, w.Nanosecond)
 	return r
 }
 
@@ -246,7 +283,7 @@ func solve(z *zoneTable, s int64) solution {
 // transition that starts period j.
 func (z *zoneTable) transitionWalls(sv *solution, j int, before, after *Wall) {
 	if sv.table {
-		*before, *after = z.walls[2*j].wall(), z.walls[2*j+1].wall()
+		*before, *after = z.walls[2*j], z.walls[2*j+1]
 		return
 	}
 	*before = wallOfNaive(sv.at[j]+int64(sv.off[j-1]), 0)
@@ -310,8 +347,30 @@ func Resolve(w Wall, loc *time.Location, d Disambiguation) (time.Time, error) {
 	if err := w.Validate(); err != nil {
 		return time.Time{}, err
 	}
-	z := tableFor(loc)
-	s := w.naive()
+	z, s := tableFor(loc), w.naive()
+	if d < Compatible || d > Reject {
+		return time.Time{}, fmt.Errorf("dstsafe: Resolve: unknown Disambiguation %d", int(d))
+	}
+	k, n := z.near(s)
+	if n == 0 {
+		return time.Unix(s-int64(z.off[k]), int64(w.Nanosecond)).In(loc), nil
+	}
+	if n == 1 && d != Reject {
+		b, a, tr := int64(z.off[k-1]), int64(z.off[k]), z.at[k]
+		first, second := s-b < tr, s-a >= tr
+		o := b // Fold: Compatible and Earlier; Gap: Compatible and Later
+		switch {
+		case first && second:
+			if d == Later {
+				o = a
+			}
+		case second:
+			o = a
+		case !first && d == Earlier: // Gap: before the transition
+			o = a
+		}
+		return time.Unix(s-o, int64(w.Nanosecond)).In(loc), nil
+	}
 	sv := solve(z, s)
 	// Pick the offset to subtract; only Reject needs the whole Resolution.
 	var o int32

@@ -31,22 +31,9 @@ type zoneTable struct {
 
 	// walls[2j] and walls[2j+1] are the wall readings just before and
 	// just after the transition that starts period j (j >= 1): the bounds
-	// of the range it skips or repeats.
-	walls []packedWall
-}
-
-// packedWall is a whole-second Wall in 12 bytes.
-type packedWall struct {
-	year                             int32
-	month, day, hour, minute, second uint8
-}
-
-func packWall(w Wall) packedWall {
-	return packedWall{int32(w.Year), uint8(w.Month), uint8(w.Day), uint8(w.Hour), uint8(w.Minute), uint8(w.Second)}
-}
-
-func (p packedWall) wall() Wall {
-	return Wall{int(p.year), time.Month(p.month), int(p.day), int(p.hour), int(p.minute), int(p.second), 0}
+	// of the range it skips or repeats. Kept whole (112 bytes a
+	// transition) because copying them beats rebuilding them per Lookup.
+	walls []Wall
 }
 
 // idxShift sizes the buckets of zoneTable.idx: 2^23 s is about 97 days,
@@ -56,10 +43,10 @@ const idxShift = 23
 func newZoneTable(loc *time.Location, at []int64, off []int32, hi int64) *zoneTable {
 	z := &zoneTable{loc: loc, at: at, off: off, hi: hi}
 	z.buildIndex()
-	z.walls = make([]packedWall, 2*len(at))
+	z.walls = make([]Wall, 2*len(at))
 	for j := 1; j < len(at); j++ {
-		z.walls[2*j] = packWall(wallOfNaive(at[j]+int64(off[j-1]), 0))
-		z.walls[2*j+1] = packWall(wallOfNaive(at[j]+int64(off[j]), 0))
+		z.walls[2*j] = wallOfNaive(at[j]+int64(off[j-1]), 0)
+		z.walls[2*j+1] = wallOfNaive(at[j]+int64(off[j]), 0)
 	}
 	return z
 }
@@ -80,6 +67,25 @@ func (z *zoneTable) buildIndex() {
 		}
 		z.idx[k] = int32(j)
 	}
+}
+
+// near counts the transitions within maxOffsetSpan of wall naive seconds
+// s, the only ones that can matter to it: n is 0 (then k is the period in
+// force), 1 (then at[k] is that transition) or 2 for two or more, and for
+// walls past the table, where the caller must scan.
+func (z *zoneTable) near(s int64) (k, n int) {
+	if s+maxOffsetSpan >= z.hi {
+		return 0, 2
+	}
+	i := z.period(s - maxOffsetSpan)
+	k = i + 1
+	switch {
+	case k >= len(z.at) || z.at[k] > s+maxOffsetSpan:
+		return i, 0
+	case k+1 < len(z.at) && z.at[k+1] <= s+maxOffsetSpan:
+		return k, 2
+	}
+	return k, 1
 }
 
 // period returns the index of the period containing instant sec, for a
