@@ -702,6 +702,15 @@ func satAdd(a, b int64) int64 {
 type matchMemo struct {
 	e    [2]memoEntry
 	next int
+	days monthDays
+}
+
+// monthDays caches the last month's day mask: searches from several
+// starting points in one Next mostly land in the same month.
+type monthDays struct {
+	y    int
+	m    time.Month
+	mask uint32
 }
 
 type memoEntry struct {
@@ -715,7 +724,7 @@ func (m *matchMemo) find(c *Cron, from int64) (int64, bool) {
 			return e.w, e.ok
 		}
 	}
-	w, ok := c.nextMatch(from)
+	w, ok := c.nextMatch(from, &m.days)
 	m.e[m.next] = memoEntry{from: from, w: w, ok: ok, set: true}
 	m.next ^= 1
 	return w, ok
@@ -724,41 +733,37 @@ func (m *matchMemo) find(c *Cron, from int64) (int64, bool) {
 // nextMatch returns the first wall reading (naive seconds) at or after s
 // that the fields match, ignoring zones. It searches at most 400 years, one
 // full cycle of the Gregorian calendar.
-func (c *Cron) nextMatch(s int64) (int64, bool) {
+func (c *Cron) nextMatch(s int64, cache *monthDays) (int64, bool) {
 	days := floorDiv(s, secondsPerDay)
 	sod := int(s - days*secondsPerDay)
 	y, m, d := civilFromDays(days)
-	limit := y + 401
-	for y <= limit {
-		if c.month&(1<<m) == 0 {
-			y, m, d, sod = nextMonth(y, m)
-			continue
+	first := days - int64(d-1) // day number of the 1st of month m
+	for limit := y + 401; y <= limit; {
+		n := daysIn(y, m)
+		if c.month&(1<<m) != 0 {
+			if cache.m != m || cache.y != y {
+				*cache = monthDays{y: y, m: m, mask: c.dayMaskOf(n, int(weekdayOf(first)))}
+			}
+			for mask := cache.mask &^ (1<<d - 1); mask != 0; mask &= mask - 1 {
+				nd := bits.TrailingZeros32(mask)
+				if nd != d {
+					sod = 0
+				}
+				if t, ok := c.timeOfDay(sod); ok {
+					return (first+int64(nd-1))*secondsPerDay + int64(t), true
+				}
+				d = -1 // the next matching day starts at midnight
+			}
 		}
-		mask := c.dayMask(y, m) &^ (1<<d - 1)
-		if mask == 0 {
-			y, m, d, sod = nextMonth(y, m)
-			continue
-		}
-		nd := bits.TrailingZeros32(mask)
-		if nd != d {
-			d, sod = nd, 0
-		}
-		if t, ok := c.timeOfDay(sod); ok {
-			return daysFromCivil(y, m, d)*secondsPerDay + int64(t), true
-		}
-		d, sod = d+1, 0
-		if d > daysIn(y, m) {
-			y, m, d, sod = nextMonth(y, m)
+		first += int64(n)
+		d, sod = 1, 0
+		if m == time.December {
+			y, m = y+1, time.January
+		} else {
+			m++
 		}
 	}
 	return 0, false
-}
-
-func nextMonth(y int, m time.Month) (int, time.Month, int, int) {
-	if m == time.December {
-		return y + 1, time.January, 1, 0
-	}
-	return y, m + 1, 1, 0
 }
 
 // timeOfDay returns the first matching second of the day at or after sod.
@@ -811,16 +816,17 @@ func nextBit32(mask uint32, from int) (int, bool) {
 
 // dayMask returns the days of month m of year y that match (bit d: day d).
 func (c *Cron) dayMask(y int, m time.Month) uint32 {
-	n := daysIn(y, m)
+	return c.dayMaskOf(daysIn(y, m), int(weekdayOf(daysFromCivil(y, m, 1))))
+}
+
+// dayMaskOf returns the matching days of a month of n days whose first day
+// is weekday wd1.
+func (c *Cron) dayMaskOf(n, wd1 int) uint32 {
 	valid := uint32(1)<<(n+1) - 2
 	if c.allDays {
 		return valid
 	}
 	var dom, dow uint32
-	var wd1 int
-	if !c.dowStar || c.domExtra {
-		wd1 = int(weekdayOf(daysFromCivil(y, m, 1)))
-	}
 	if !c.domStar {
 		dom = c.dom & valid
 		if c.domExtra {
