@@ -499,7 +499,8 @@ func (c *Cron) Never() bool { return c.never }
 // Next returns the first instant strictly after after at which the schedule
 // fires, in the schedule's zone, or the zero time.Time if it never fires
 // again. It always terminates, for every spec in every zone (robfig/cron
-// and gocron loop on Pacific/Apia's skipped 2011-12-30). Successive calls
+// and gocron loop forever on a monthly job on the 30th in Pacific/Apia,
+// whose 2011-12-30 was skipped). Successive calls
 // Next(Next(t)) return strictly increasing instants; two readings that
 // resolve to one instant fire once. Next takes no lock and allocates
 // nothing.
