@@ -259,21 +259,33 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 	}
 
 	c.fixed = !sec.leadingStar && !min.leadingStar && !hour.leadingStar
-	c.fold, c.gap = cfg.fold, cfg.gap
-	if c.fold == FoldAuto {
-		c.fold = FoldBoth
-		if c.fixed {
-			c.fold = FoldFirst
-		}
-	}
-	if c.gap == GapAuto {
-		c.gap = GapSkip
-		if c.fixed {
-			c.gap = GapShift
-		}
-	}
+	c.fold, c.gap = c.foldPolicy(cfg.fold), c.gapPolicy(cfg.gap)
 	c.never = !c.matchesSomeDay()
 	return c, nil
+}
+
+// foldPolicy resolves FoldAuto for this spec: FoldFirst when fixed-time,
+// FoldBoth when periodic.
+func (c *Cron) foldPolicy(p FoldPolicy) FoldPolicy {
+	switch {
+	case p != FoldAuto:
+		return p
+	case c.fixed:
+		return FoldFirst
+	}
+	return FoldBoth
+}
+
+// gapPolicy resolves GapAuto for this spec: GapShift when fixed-time,
+// GapSkip when periodic.
+func (c *Cron) gapPolicy(p GapPolicy) GapPolicy {
+	switch {
+	case p != GapAuto:
+		return p
+	case c.fixed:
+		return GapShift
+	}
+	return GapSkip
 }
 
 var descriptors = map[string]string{

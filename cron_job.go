@@ -14,28 +14,16 @@ func (c *Cron) withJobOptions(fold *FoldPolicy, gap *GapPolicy, key *PeriodKey) 
 		}
 	}
 	if fold != nil {
-		switch f := *fold; {
-		case f == FoldAuto && c.fixed:
-			cc.fold = FoldFirst
-		case f == FoldAuto:
-			cc.fold = FoldBoth
-		case f <= FoldBoth:
-			cc.fold = f
-		default:
-			return nil, fmt.Errorf("%w: fold policy %d", ErrUnknownPolicy, f)
+		if *fold > FoldBoth {
+			return nil, fmt.Errorf("%w: fold policy %d", ErrUnknownPolicy, *fold)
 		}
+		cc.fold = c.foldPolicy(*fold)
 	}
 	if gap != nil {
-		switch g := *gap; {
-		case g == GapAuto && c.fixed:
-			cc.gap = GapShift
-		case g == GapAuto:
-			cc.gap = GapSkip
-		case g <= GapSkip:
-			cc.gap = g
-		default:
-			return nil, fmt.Errorf("%w: gap policy %d", ErrUnknownPolicy, g)
+		if *gap > GapSkip {
+			return nil, fmt.Errorf("%w: gap policy %d", ErrUnknownPolicy, *gap)
 		}
+		cc.gap = c.gapPolicy(*gap)
 	}
 	if key != nil {
 		cc.key = *key
