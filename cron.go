@@ -729,16 +729,23 @@ type monthDays struct {
 type memoEntry struct {
 	from, w int64
 	ok, set bool
+	// dayOff: no time of from's day matches, so a search from earlier
+	// that same day ends at w too (a fold sends Next back a few hours).
+	dayOff bool
 }
 
 func (m *matchMemo) find(c *Cron, from int64) (int64, bool) {
 	for i := range m.e {
-		if e := &m.e[i]; e.set && from >= e.from && (!e.ok || from <= e.w) {
+		e := &m.e[i]
+		if e.set && from >= e.from && (!e.ok || from <= e.w) {
+			return e.w, e.ok
+		}
+		if e.set && e.dayOff && from < e.from && floorDiv(from, secondsPerDay) == floorDiv(e.from, secondsPerDay) {
 			return e.w, e.ok
 		}
 	}
-	w, ok := c.nextMatch(from, &m.days)
-	m.e[m.next] = memoEntry{from: from, w: w, ok: ok, set: true}
+	w, ok, dayOff := c.nextMatch(from, &m.days)
+	m.e[m.next] = memoEntry{from: from, w: w, ok: ok, set: true, dayOff: dayOff}
 	m.next ^= 1
 	return w, ok
 }
@@ -746,11 +753,16 @@ func (m *matchMemo) find(c *Cron, from int64) (int64, bool) {
 // nextMatch returns the first wall reading (naive seconds) at or after s
 // that the fields match, ignoring zones. It searches at most 400 years, one
 // full cycle of the Gregorian calendar.
-func (c *Cron) nextMatch(s int64, cache *monthDays) (int64, bool) {
+//
+// dayOff reports that s's own day has no matching time at all (the day
+// does not match), which lets the memo answer searches from earlier that
+// day.
+func (c *Cron) nextMatch(s int64, cache *monthDays) (w int64, ok, dayOff bool) {
 	days := floorDiv(s, secondsPerDay)
 	sod := int(s - days*secondsPerDay)
 	y, m, d := civilFromDays(days)
 	first := days - int64(d-1) // day number of the 1st of month m
+	dayOff = true
 	for limit := y + 401; y <= limit; {
 		n := daysIn(y, m)
 		if c.month&(1<<m) != 0 {
@@ -761,9 +773,11 @@ func (c *Cron) nextMatch(s int64, cache *monthDays) (int64, bool) {
 				nd := bits.TrailingZeros32(mask)
 				if nd != d {
 					sod = 0
+				} else {
+					dayOff = false // s's day matches; only later times fail
 				}
 				if t, ok := c.timeOfDay(sod); ok {
-					return (first+int64(nd-1))*secondsPerDay + int64(t), true
+					return (first+int64(nd-1))*secondsPerDay + int64(t), true, dayOff
 				}
 				d = -1 // the next matching day starts at midnight
 			}
@@ -776,7 +790,7 @@ func (c *Cron) nextMatch(s int64, cache *monthDays) (int64, bool) {
 			m++
 		}
 	}
-	return 0, false
+	return 0, false, dayOff
 }
 
 // timeOfDay returns the first matching second of the day at or after sod.
