@@ -355,42 +355,41 @@ func Resolve(w Wall, loc *time.Location, d Disambiguation) (time.Time, error) {
 	if n == 0 {
 		return time.Unix(s-int64(z.off[k]), int64(w.Nanosecond)).In(loc), nil
 	}
-	if n == 1 && d != Reject {
+	// The offsets behind Earlier (s-early) and Later (s-late).
+	var kind Kind
+	var early, late int64
+	if n == 1 {
 		b, a, tr := int64(z.off[k-1]), int64(z.off[k]), z.at[k]
-		first, second := s-b < tr, s-a >= tr
-		o := b // Fold: Compatible and Earlier; Gap: Compatible and Later
-		switch {
+		switch first, second := s-b < tr, s-a >= tr; {
 		case first && second:
-			if d == Later {
-				o = a
-			}
+			kind, early, late = Fold, b, a
+		case first:
+			kind, early, late = Unique, b, b
 		case second:
-			o = a
-		case !first && d == Earlier: // Gap: before the transition
-			o = a
+			kind, early, late = Unique, a, a
+		default:
+			kind, early, late = Gap, a, b
 		}
-		return time.Unix(s-o, int64(w.Nanosecond)).In(loc), nil
+	} else {
+		sv := solve(z, s)
+		switch kind = sv.kind; kind {
+		case Fold:
+			early, late = int64(sv.off[sv.first]), int64(sv.off[sv.last])
+		case Gap:
+			early, late = int64(sv.off[sv.gap]), int64(sv.off[sv.gap-1])
+		default:
+			early = int64(sv.off[sv.first])
+			late = early
+		}
 	}
-	sv := solve(z, s)
-	// Pick the offset to subtract; only Reject needs the whole Resolution.
-	var o int32
+	o := early // Unique; Fold: Compatible and Earlier; Gap: Earlier
 	switch {
-	case d < Compatible || d > Reject:
-		return time.Time{}, fmt.Errorf("dstsafe: Resolve: unknown Disambiguation %d", int(d))
-	case sv.kind == Unique:
-		o = sv.off[sv.first]
-	case d == Reject:
+	case kind != Unique && d == Reject:
 		return time.Time{}, &ResolveError{Zone: loc.String(), Wall: w, Resolution: lookupNaive(z, s, w.Nanosecond)}
-	case sv.kind == Fold && d == Later:
-		o = sv.off[sv.last]
-	case sv.kind == Fold:
-		o = sv.off[sv.first]
-	case d == Earlier: // Gap: before the transition, in the new offset
-		o = sv.off[sv.gap]
-	default: // Gap, Compatible or Later: pushed forward, in the old offset
-		o = sv.off[sv.gap-1]
+	case d == Later, d == Compatible && kind == Gap:
+		o = late
 	}
-	return time.Unix(s-int64(o), int64(w.Nanosecond)).In(loc), nil
+	return time.Unix(s-o, int64(w.Nanosecond)).In(loc), nil
 }
 
 // ResolveError is returned by Resolve with Reject for a wall time in a fold

@@ -174,16 +174,6 @@ func firstChange(loc *time.Location, lo, hi int64, o int32) int64 {
 	return hi
 }
 
-// window returns the periods covering instants [lo, hi]: from the table when
-// it reaches that far, else from a fresh scan.
-func (z *zoneTable) window(lo, hi int64) (at []int64, off []int32) {
-	if hi < z.hi {
-		return z.at, z.off
-	}
-	at, off, _ = scanZone(z.loc, lo, hi+1)
-	return at, off
-}
-
 // periodIndex returns the index of the period containing instant sec.
 func periodIndex(at []int64, sec int64) int {
 	lo, hi := 0, len(at)
