@@ -164,10 +164,3 @@ func affected(tr dstsafe.Transition) string {
 	}
 	return span(tr.Start, tr.End) + " repeated"
 }
-
-func title(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}

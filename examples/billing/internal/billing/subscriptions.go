@@ -61,18 +61,6 @@ func DueAt(ctx context.Context, db *DB, now time.Time) ([]Subscription, error) {
 		WHERE next_charge_at <= ? ORDER BY id`, utc(now))
 }
 
-// GetSubscription returns one subscription.
-func GetSubscription(ctx context.Context, db *DB, id int64) (Subscription, error) {
-	subs, err := querySubscriptions(ctx, db, `SELECT `+subscriptionColumns+` FROM subscriptions WHERE id = ?`, id)
-	if err != nil {
-		return Subscription{}, err
-	}
-	if len(subs) == 0 {
-		return Subscription{}, fmt.Errorf("billing: subscription %d: %w", id, sql.ErrNoRows)
-	}
-	return subs[0], nil
-}
-
 func querySubscriptions(ctx context.Context, db *DB, query string, args ...any) ([]Subscription, error) {
 	rows, err := db.QueryContext(ctx, db.q(query), args...)
 	if err != nil {
