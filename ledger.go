@@ -158,6 +158,14 @@ var (
 	// but is out of range: a negative lease or MaxAttempts, or Finish with a
 	// state other than succeeded, failed or skipped.
 	ErrInvalidRequest = errors.New("dstsafe: invalid ledger request")
+	// ErrPermanent: the ledger cannot work until someone changes
+	// something, and retrying will not help: its table was never migrated,
+	// its pool or client was closed, its credentials were refused. Backends
+	// wrap their error with it (errors.Is(err, ErrPermanent)); the
+	// Scheduler stops retrying a job whose ledger returns it and reports
+	// the job and the cause. Errors without it (a timeout, a dropped
+	// connection, a database restarting) are transient.
+	ErrPermanent = errors.New("dstsafe: permanent ledger error")
 )
 
 // ClaimedError is returned by Claim when the period was claimed before.
