@@ -113,6 +113,10 @@ type Record struct {
 	FinishedAt time.Time // zero while running
 	LeaseUntil time.Time // running claims: abandoned after this instant
 	Reason     string    // why it failed or was skipped, as given to Finish
+	// Schedule is the fingerprint of the schedule that computed the period,
+	// as given to the claim that made this attempt (ClaimRequest.Schedule).
+	// Empty when the claimer gave none.
+	Schedule string
 }
 
 // ClaimRequest asks a Ledger for a period.
@@ -125,6 +129,13 @@ type ClaimRequest struct {
 	// Retry says whether a failed or abandoned period may be taken over.
 	// The zero value never takes over: a money-moving job must opt in.
 	Retry RetryPolicy
+	// Schedule, optional, fingerprints the schedule that computed Period
+	// (spec, zone, policies and the zone data used). The ledger stores it
+	// opaquely with the attempt and returns it in Record.Schedule, so that
+	// a scheduler restarted under an edited schedule can tell which
+	// periods were computed under which schedule. At most MaxKeyLen bytes
+	// of UTF-8 without NUL.
+	Schedule string
 }
 
 // DefaultLease is the lease of a claim that does not name one.
@@ -228,6 +239,15 @@ func ValidateBound(field, s string) error {
 	return validateText(field, s)
 }
 
+// validateOptional checks a field that may be empty but is otherwise held
+// to the rules of a key.
+func validateOptional(field, s string) error {
+	if s == "" {
+		return nil
+	}
+	return ValidateKey(field, s)
+}
+
 func validateText(field, s string) error {
 	if !utf8.ValidString(s) {
 		return &KeyError{Field: field, Value: s, Reason: "not valid UTF-8"}
@@ -246,6 +266,9 @@ func (r ClaimRequest) Validate() error {
 		return err
 	}
 	if err := ValidateKey("owner", r.Owner); err != nil {
+		return err
+	}
+	if err := validateOptional("schedule", r.Schedule); err != nil {
 		return err
 	}
 	if _, err := EffectiveLease(r.Lease); err != nil {
@@ -441,6 +464,7 @@ func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, err
 	r.FinishedAt = time.Time{}
 	r.LeaseUntil = now.Add(lease)
 	r.Reason = ""
+	r.Schedule = req.Schedule
 	return *r, nil
 }
 
