@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/internal/specgen"
 )
 
 // Property tests of Cron.Next and NextOccurrence around every offset change
@@ -635,7 +636,7 @@ func TestNextTerminatesRandom(t *testing.T) {
 	n := 400 / randomScale
 	for i := range n {
 		z := zs[rng.IntN(len(zs))]
-		spec := randomSpec(rng, true)
+		spec := specgen.Spec(rng, true)
 		c, err := dstsafe.ParseCron(spec, dstsafe.WithLocation(z.Loc))
 		if err != nil {
 			t.Fatalf("ParseCron(%q): %v", spec, err)
@@ -1001,7 +1002,7 @@ func TestCronRandomSpecsAroundTransitions(t *testing.T) {
 			continue
 		}
 		ch := o.tested[rng.IntN(len(o.tested))]
-		spec := randomSpec(rng, true)
+		spec := specgen.Spec(rng, true)
 		if spec[0] == '@' {
 			continue
 		}
@@ -1082,7 +1083,7 @@ func TestCronRandomSpecsInTransitionHours(t *testing.T) {
 			_, _, _, hh, _, _ := wallFields(s)
 			hours = append(hours, fmt.Sprint(hh))
 		}
-		fields := strings.Fields(randomSpec(rng, false))
+		fields := strings.Fields(specgen.Spec(rng, false))
 		fields[1] = strings.Join(hours[:1+rng.IntN(len(hours))], ",")
 		if rng.IntN(4) == 0 {
 			fields[2], fields[3], fields[4] = "*", "*", "*"

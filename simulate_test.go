@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jonboulle/clockwork"
-	"github.com/robfig/cron/v3"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
@@ -231,25 +230,6 @@ func TestRunNow(t *testing.T) {
 	require.NoError(t, err)
 	dstsafetest.RequireFiresAt(t, fires, time.Date(2024, 11, 4, 7, 30, 0, 0, time.UTC))
 	require.Len(t, runs, 2)
-}
-
-// A robfig/cron schedule (a plain Schedule) runs too. robfig fires at both
-// readings of 01:30 on 2024-11-03; read in the schedule's zone both are
-// 2024-11-03T01:30:00, so the ledger refuses the second and the log says so.
-func TestRobfigSchedule(t *testing.T) {
-	chicago := zone(t, "America/Chicago")
-	spec, err := cron.ParseStandard("30 1 * * *")
-	require.NoError(t, err)
-	spec.(*cron.SpecSchedule).Location = chicago
-	var logs bytes.Buffer
-	s, _, _ := newSim(t, time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC), dstsafe.WithLogger(textLogger(&logs)))
-	require.NoError(t, s.Add("billing", spec, nop, dstsafe.WithScheduleZone(chicago)))
-	fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
-	require.NoError(t, err)
-	dstsafetest.RequireFiresAt(t, fires, time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC), time.Date(2024, 11, 4, 7, 30, 0, 0, time.UTC))
-	require.Equal(t, dstsafe.Fold, fires[0].Kind)
-	require.Equal(t, time.Hour, spec.Next(fires[0].Due).Sub(fires[0].Due), "robfig offers the second 01:30")
-	require.Contains(t, logs.String(), `msg="billing.run already claimed" job=billing period=2024-11-03T01:30:00`)
 }
 
 // Job options that rekey or re-policy a *Cron: ByDate makes a periodic

@@ -51,9 +51,14 @@ var nextStarts = []nextStart{
 
 func parseDstsafe(tb testing.TB, s nextSpec) *dstsafe.Cron {
 	tb.Helper()
-	c, err := dstsafe.ParseCron(s.dstsafe)
+	return mustParse(tb, s.dstsafe)
+}
+
+func mustParse(tb testing.TB, spec string, opts ...dstsafe.CronOption) *dstsafe.Cron {
+	tb.Helper()
+	c, err := dstsafe.ParseCron(spec, opts...)
 	if err != nil {
-		tb.Fatalf("dstsafe.ParseCron(%q): %v", s.dstsafe, err)
+		tb.Fatalf("dstsafe.ParseCron(%q): %v", spec, err)
 	}
 	return c
 }

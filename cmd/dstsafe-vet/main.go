@@ -26,7 +26,7 @@ import (
 
 	"golang.org/x/tools/go/analysis/multichecker"
 
-	"github.com/dstsafe/dstsafe/dstsafevet"
+	"github.com/dstsafe/dstsafe/cmd/dstsafevet"
 )
 
 func main() { multichecker.Main(dstsafevet.Analyzers()...) }

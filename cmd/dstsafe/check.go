@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafevet"
+	"github.com/dstsafe/dstsafe/cmd/dstsafevet"
 )
 
 var checkCmd = &command{

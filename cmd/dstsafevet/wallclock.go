@@ -24,7 +24,7 @@ import (
 var WallClock = addTestsFlag(&analysis.Analyzer{
 	Name: "wallclock",
 	Doc:  "report jobs triggered by matching the local hour/minute of the current time",
-	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/dstsafevet#WallClock",
+	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/cmd/dstsafevet#WallClock",
 	Run:  runWallClock,
 })
 

@@ -33,7 +33,7 @@ import (
 var CronSpec = addTestsFlag(&analysis.Analyzer{
 	Name: "cronspec",
 	Doc:  "report cron specs without a zone, or at a fixed time inside their zone's DST transition window",
-	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/dstsafevet#CronSpec",
+	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/cmd/dstsafevet#CronSpec",
 	Run:  runCronSpec,
 })
 

@@ -21,7 +21,7 @@ import (
 var LocalDate = addTestsFlag(&analysis.Analyzer{
 	Name: "localdate",
 	Doc:  "report time.Date in a local zone used as a schedule instant",
-	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/dstsafevet#LocalDate",
+	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/cmd/dstsafevet#LocalDate",
 	Run:  runLocalDate,
 })
 

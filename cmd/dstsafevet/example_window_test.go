@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dstsafe/dstsafe/dstsafevet"
+	"github.com/dstsafe/dstsafe/cmd/dstsafevet"
 )
 
 // The postmortem's schedule, 01:30 in Chicago, repeats when the clocks go

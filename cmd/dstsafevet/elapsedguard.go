@@ -28,7 +28,7 @@ import (
 var ElapsedGuard = addTestsFlag(&analysis.Analyzer{
 	Name: "elapsedguard",
 	Doc:  "report reruns suppressed by an elapsed-time guard instead of a per-period claim",
-	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/dstsafevet#ElapsedGuard",
+	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/cmd/dstsafevet#ElapsedGuard",
 	Run:  runElapsedGuard,
 })
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dstsafe/dstsafe/dstsafevet"
+	"github.com/dstsafe/dstsafe/cmd/dstsafevet"
 )
 
 // The cronspec analyzer and dstsafe check run WindowRisks once per zoned

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 
-	"github.com/dstsafe/dstsafe/dstsafevet"
+	"github.com/dstsafe/dstsafe/cmd/dstsafevet"
 )
 
 // all runs every analyzer in one pass, so that one load of the test

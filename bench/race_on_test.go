@@ -1,0 +1,6 @@
+//go:build race
+
+package bench
+
+// Under -race the differential run takes a tenth of its specs.
+const raceEnabled = true

@@ -1,0 +1,16 @@
+module github.com/dstsafe/dstsafe/cmd
+
+go 1.25.0
+
+replace github.com/dstsafe/dstsafe => ../
+
+require (
+	github.com/dstsafe/dstsafe v0.0.0-00010101000000-000000000000
+	golang.org/x/tools v0.49.0
+)
+
+require (
+	github.com/jonboulle/clockwork v0.5.0 // indirect
+	golang.org/x/mod v0.40.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+)
