@@ -6,24 +6,6 @@ import (
 	"time"
 )
 
-// Wall is a wall-clock reading: what a clock on the wall of zone shows,
-// with no offset attached. A Wall is not an instant: in a fold (clocks set
-// back) one Wall is read twice, in a gap (clocks set forward) it is never read.
-// [Lookup] and [Resolve] turn a Wall into instants explicitly.
-//
-// Fields are not normalised: a Wall with Month 13, Day 30 in February, Hour 24
-// or a negative Nanosecond is invalid, and [Resolve] rejects it with an error
-// wrapping [ErrInvalidWall] instead of rolling it over as time.Date does.
-type Wall struct {
-	Year       int
-	Month      time.Month
-	Day        int
-	Hour       int
-	Minute     int
-	Second     int
-	Nanosecond int
-}
-
 // Kind classifies how many instants read as a given wall time.
 // The zero Kind is not valid: it is what [Lookup] returns for an invalid Wall.
 type Kind uint8
