@@ -1,7 +1,6 @@
 package dstsafe
 
 import (
-	"errors"
 	"math"
 	"os"
 	"strings"
@@ -573,28 +572,6 @@ func TestNextSubSecondAndExtremes(t *testing.T) {
 	assert.False(t, d.Next(time.Date(9000, 3, 1, 0, 0, 0, 0, time.UTC)).IsZero())
 	assert.False(t, d.Next(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)).IsZero())
 	assert.True(t, d.Next(time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC)).IsZero())
-}
-
-func TestPolicyStrings(t *testing.T) {
-	for p := FoldAuto; p <= FoldBoth; p++ {
-		got, err := ParseFoldPolicy(strings.ToUpper(p.String()))
-		require.NoError(t, err)
-		assert.Equal(t, p, got)
-	}
-	for p := GapAuto; p <= GapSkip; p++ {
-		got, err := ParseGapPolicy(p.String())
-		require.NoError(t, err)
-		assert.Equal(t, p, got)
-	}
-	got, err := ParseGapPolicy("AtTransition")
-	require.NoError(t, err)
-	assert.Equal(t, GapAtTransition, got)
-	_, err = ParseFoldPolicy("twice")
-	assert.True(t, errors.Is(err, ErrUnknownPolicy))
-	_, err = ParseGapPolicy("")
-	assert.True(t, errors.Is(err, ErrUnknownPolicy))
-	assert.Equal(t, "date", ByDate.String())
-	assert.Equal(t, "wall", ByWall.String())
 }
 
 // robfig/cron v3 panics with TZ=0; ParseCron must never panic on input.
