@@ -126,24 +126,26 @@ func TestLookupTable(t *testing.T) {
 			assert.True(t, r.Earlier.Equal(mustTime(t, c.earlier)), "Earlier = %v, want %s", r.Earlier, c.earlier)
 			assert.True(t, r.Later.Equal(mustTime(t, c.later)), "Later = %v, want %s", r.Later, c.later)
 			assert.Same(t, loc, r.Earlier.Location())
+			tr := r.Transition
 			if c.transition == "" {
-				assert.True(t, r.Transition.IsZero())
-				assert.Equal(t, r.OffsetBefore, r.OffsetAfter)
+				assert.Equal(t, Transition{}, tr)
 				return
 			}
-			assert.True(t, r.Transition.Equal(mustTime(t, c.transition)), "Transition = %v, want %s", r.Transition, c.transition)
-			assert.Equal(t, c.start, r.Start, "Start")
-			assert.Equal(t, c.end, r.End, "End")
-			_, before := r.Earlier.Zone()
-			_, after := r.Later.Zone()
-			if c.kind == Fold {
-				assert.Equal(t, before, r.OffsetBefore)
-				assert.Equal(t, after, r.OffsetAfter)
-			} else {
-				// In a gap Earlier reads in the old offset, Later in the new one.
-				assert.Equal(t, r.OffsetBefore, before)
-				assert.Equal(t, r.OffsetAfter, after)
-			}
+			assert.True(t, tr.At.Equal(mustTime(t, c.transition)), "Transition.At = %v, want %s", tr.At, c.transition)
+			assert.Same(t, loc, tr.At.Location())
+			assert.Equal(t, c.kind, tr.Kind, "Transition.Kind")
+			assert.Equal(t, c.start, tr.Start, "Start")
+			assert.Equal(t, c.end, tr.End, "End")
+			// Earlier lies before the transition and reads in the old
+			// offset, Later in the new one (in a gap neither reads as w).
+			nameE, offE := r.Earlier.Zone()
+			nameL, offL := r.Later.Zone()
+			assert.Equal(t, offE, tr.OffsetBefore, "OffsetBefore")
+			assert.Equal(t, offL, tr.OffsetAfter, "OffsetAfter")
+			assert.Equal(t, nameE, tr.NameBefore, "NameBefore")
+			assert.Equal(t, nameL, tr.NameAfter, "NameAfter")
+			// It is the transition Transitions lists.
+			assert.Equal(t, Transitions(loc, tr.At, tr.At.Add(time.Second)), []Transition{tr})
 		})
 	}
 }

@@ -66,10 +66,7 @@ func runResolve(c *cmdContext, args []string) error {
 	chosen, rerr := dstsafe.Resolve(w, loc, d)
 	var tr *dstsafe.Transition
 	if r.Kind != dstsafe.Unique {
-		trs := dstsafe.Transitions(loc, r.Transition, r.Transition.Add(1))
-		if len(trs) == 1 {
-			tr = &trs[0]
-		}
+		tr = &r.Transition
 	}
 	if c.json {
 		out := resolveJSON{Zone: loc.String(), Wall: w.String(), Kind: r.Kind.String(),

@@ -27,7 +27,7 @@ func LocalMidnight(d Date, loc *time.Location) (time.Time, dstsafe.Kind) {
 		// Not Resolve's Compatible choice (midnight pushed forward by the
 		// length of the gap): for a gap that began before midnight that
 		// would be later than the first instant of the day.
-		return r.Transition.UTC(), dstsafe.Gap
+		return r.Transition.At.UTC(), dstsafe.Gap
 	} else {
 		// Unique: the one instant; Fold: the first of the two.
 		at, err := dstsafe.Resolve(w, loc, dstsafe.Compatible)
