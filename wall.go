@@ -81,7 +81,7 @@ func (w Wall) IsValid() bool {
 // ("2024-03-10T02:30:00.5").
 func (w Wall) String() string {
 	var b []byte
-	b = w.appendDate(b)
+	b = appendDate(b, w.Year, w.Month, w.Day)
 	b = append(b, 'T')
 	b = append2(b, w.Hour)
 	b = append(b, ':')
@@ -100,10 +100,10 @@ func (w Wall) String() string {
 }
 
 // DateString formats the civil date of w: "2024-11-03".
-func (w Wall) DateString() string { return string(w.appendDate(nil)) }
+func (w Wall) DateString() string { return string(appendDate(nil, w.Year, w.Month, w.Day)) }
 
-func (w Wall) appendDate(b []byte) []byte {
-	y := w.Year
+// appendDate appends "2024-11-03", with at least four digits of year.
+func appendDate(b []byte, y int, m time.Month, d int) []byte {
 	if y < 0 {
 		b = append(b, '-')
 		y = -y
@@ -114,9 +114,9 @@ func (w Wall) appendDate(b []byte) []byte {
 	}
 	b = append(b, ys...)
 	b = append(b, '-')
-	b = append2(b, int(w.Month))
+	b = append2(b, int(m))
 	b = append(b, '-')
-	return append2(b, w.Day)
+	return append2(b, d)
 }
 
 func append2(b []byte, v int) []byte {
