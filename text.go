@@ -64,40 +64,24 @@ func (d *Disambiguation) UnmarshalText(text []byte) error {
 
 // MarshalText returns k.String(): "unique", "fold" or "gap", and "" for the
 // zero Kind.
-func (k Kind) MarshalText() ([]byte, error) {
-	if k == 0 {
-		return []byte{}, nil
-	}
-	return marshalEnum(k, Unique, Gap, "kind")
-}
+func (k Kind) MarshalText() ([]byte, error) { return marshalUnnamedZero(k, Unique, Gap, "kind") }
 
 // UnmarshalText sets k from "unique", "fold" or "gap" (any case), and to
 // the zero Kind from "".
 func (k *Kind) UnmarshalText(text []byte) error {
-	if len(text) == 0 {
-		*k = 0
-		return nil
-	}
-	return unmarshalEnum(k, text, Unique, Gap, "kind")
+	return unmarshalUnnamedZero(k, text, Unique, Gap, "kind")
 }
 
 // MarshalText returns s.String(): "running", "succeeded", "failed",
 // "abandoned" or "skipped", and "" for the zero State.
 func (s State) MarshalText() ([]byte, error) {
-	if s == 0 {
-		return []byte{}, nil
-	}
-	return marshalEnum(s, StateRunning, StateSkipped, "state")
+	return marshalUnnamedZero(s, StateRunning, StateSkipped, "state")
 }
 
 // UnmarshalText sets s from "running", "succeeded", "failed", "abandoned"
 // or "skipped" (any case), and to the zero State from "".
 func (s *State) UnmarshalText(text []byte) error {
-	if len(text) == 0 {
-		*s = 0
-		return nil
-	}
-	return unmarshalEnum(s, text, StateRunning, StateSkipped, "state")
+	return unmarshalUnnamedZero(s, text, StateRunning, StateSkipped, "state")
 }
 
 // MarshalText returns o.String(): "skip", "queue" or "allow".
@@ -132,6 +116,25 @@ func unmarshalEnum[T enum](p *T, text []byte, lo, hi T, what string) error {
 		}
 	}
 	return unknownName(what, text, lo, hi)
+}
+
+// marshalUnnamedZero is marshalEnum for an enum whose zero value has no
+// name: it marshals to "".
+func marshalUnnamedZero[T enum](v, lo, hi T, what string) ([]byte, error) {
+	if v == 0 {
+		return []byte{}, nil
+	}
+	return marshalEnum(v, lo, hi, what)
+}
+
+// unmarshalUnnamedZero is unmarshalEnum for an enum whose zero value has
+// no name: "" unmarshals to it.
+func unmarshalUnnamedZero[T enum](p *T, text []byte, lo, hi T, what string) error {
+	if len(text) == 0 {
+		*p = 0
+		return nil
+	}
+	return unmarshalEnum(p, text, lo, hi, what)
 }
 
 func unknownName[T enum](what string, text []byte, lo, hi T) error {

@@ -2,26 +2,15 @@ package billing_test
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
 	"github.com/dstsafe/dstsafe/examples/billing/internal/billing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// pinned loads a zone from the module's pinned tzdata, so that the table
-// below does not depend on the machine's.
-func pinned(t *testing.T, name string) *time.Location {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "testdata", "zoneinfo", name))
-	require.NoError(t, err)
-	loc, err := time.LoadLocationFromTZData(name, data)
-	require.NoError(t, err)
-	return loc
-}
 
 func TestLocalMidnight(t *testing.T) {
 	for _, tc := range []struct {
@@ -46,7 +35,7 @@ func TestLocalMidnight(t *testing.T) {
 		{"Pacific/Apia", dstsafe.Date{Year: 2011, Month: 12, Day: 30}, time.Date(2011, 12, 30, 10, 0, 0, 0, time.UTC), dstsafe.Gap},
 	} {
 		t.Run(tc.zone+"/"+tc.date.String(), func(t *testing.T) {
-			at, kind := billing.LocalMidnight(tc.date, pinned(t, tc.zone))
+			at, kind := billing.LocalMidnight(tc.date, dstsafetest.Zone(t, tc.zone))
 			assert.Equal(t, tc.want, at)
 			assert.Equal(t, time.UTC, at.Location(), "stored as UTC")
 			assert.Equal(t, tc.kind, kind)
