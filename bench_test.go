@@ -1,15 +1,18 @@
-package dstsafe
+package dstsafe_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
 // The side-by-side comparison with robfig/cron and gocron lives in the
 // bench/ module; these track the core alone.
 
 func BenchmarkCronNext(b *testing.B) {
-	chicago := pinned(b, "America/Chicago")
+	chicago := dstsafetest.Zone(b, "America/Chicago")
 	for _, bc := range []struct{ name, spec, from string }{
 		{"fixed-daily", "30 1 * * *", "2024-06-01T12:00:00Z"},
 		{"fixed-daily-fold", "30 1 * * *", "2024-11-03T06:00:00Z"},
@@ -17,7 +20,7 @@ func BenchmarkCronNext(b *testing.B) {
 		{"monthly", "0 0 1 * *", "2024-06-02T00:00:00Z"},
 		{"last-friday", "0 9 * * 5L", "2024-06-02T00:00:00Z"},
 	} {
-		c := parse(b, bc.spec, chicago)
+		c := mustCron(b, bc.spec, dstsafe.WithLocation(chicago))
 		from := mustTime(b, bc.from)
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -29,10 +32,10 @@ func BenchmarkCronNext(b *testing.B) {
 }
 
 func BenchmarkLookup(b *testing.B) {
-	chicago := pinned(b, "America/Chicago")
+	chicago := dstsafetest.Zone(b, "America/Chicago")
 	for _, bc := range []struct {
 		name string
-		w    Wall
+		w    dstsafe.Wall
 	}{
 		{"unique", wall(2024, 6, 1, 12, 0, 0)},
 		{"fold", wall(2024, 11, 3, 1, 30, 0)},
@@ -42,13 +45,13 @@ func BenchmarkLookup(b *testing.B) {
 		b.Run(bc.name+"/Lookup", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = Lookup(bc.w, chicago)
+				_ = dstsafe.Lookup(bc.w, chicago)
 			}
 		})
 		b.Run(bc.name+"/Resolve", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_, _ = Resolve(bc.w, chicago, Compatible)
+				_, _ = dstsafe.Resolve(bc.w, chicago, dstsafe.Compatible)
 			}
 		})
 		b.Run(bc.name+"/time.Date", func(b *testing.B) {

@@ -58,6 +58,21 @@
 // 24:00 transitions (Africa/Cairo), 30-minute shifts (Australia/Lord_Howe)
 // and the POSIX-rule years after a zone's last listed transition.
 //
+// [Lookup]'s [Resolution] carries the [Transition] that makes a reading a
+// fold or a gap, as [Transitions] lists it.
+//
+// # Dates and text
+//
+// A [Date] is a civil date with no zone (the run_date a billing run is for);
+// [DateOf] derives it from an instant in a named zone, and its arithmetic
+// ([Date.AddDays], [Date.AddMonths], clamped to the month's end) is exact
+// because civil days have no DST. Every enum ([Kind], [FoldPolicy],
+// [GapPolicy], [PeriodKey], [Disambiguation], [State], [Overlap]) and [Date]
+// implement encoding.TextMarshaler and TextUnmarshaler with the names their
+// String methods print, so they work with flag.TextVar, JSON and YAML. An
+// enum's unknown name is an error wrapping [ErrUnknownPolicy], a date that
+// is not on the calendar one wrapping [ErrInvalidWall].
+//
 // # Running jobs
 //
 // A [Scheduler] sleeps on its Clock until the next occurrence, claims the

@@ -3,27 +3,27 @@ package dstsafe_test
 import (
 	"errors"
 	"fmt"
-	"os"
+	"testing"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
-// chicago loads America/Chicago from the pinned tzdata in testdata, so the
-// examples print the same on every machine.
+// chicago is America/Chicago from the pinned tzdata, so the examples print
+// the same on every machine.
 func chicago() *time.Location { return pinnedZone("America/Chicago") }
 
-func pinnedZone(name string) *time.Location {
-	data, err := os.ReadFile("testdata/zoneinfo/" + name)
-	if err != nil {
-		panic(err)
-	}
-	loc, err := time.LoadLocationFromTZData(name, data)
-	if err != nil {
-		panic(err)
-	}
-	return loc
-}
+// pinnedZone is dstsafetest.Zone for examples, which have no testing.TB.
+func pinnedZone(name string) *time.Location { return dstsafetest.Zone(exampleTB{}, name) }
+
+// exampleTB is the testing.TB of an example: a failure panics, which fails
+// the example. Only Helper and Fatalf are called.
+type exampleTB struct{ testing.TB }
+
+func (exampleTB) Helper() {}
+
+func (exampleTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 
 // On 2024-11-03 Chicago's clocks went back from 02:00 CDT to 01:00 CST,
 // so 01:30 happened twice; on 2024-03-10 they jumped from 02:00 to 03:00,

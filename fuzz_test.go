@@ -145,8 +145,8 @@ func FuzzNext(f *testing.F) {
 			if occ.Kind != dstsafe.Gap && !readsAs(occ.At, loc, occ.Wall) {
 				t.Fatalf("%q in %s: occurrence %v does not read as its wall %v", spec, loc, occ.At, occ.Wall)
 			}
-			if occ.Kind == dstsafe.Gap && occ.At.Before(r.Transition) {
-				t.Fatalf("%q in %s: gap wall %v fires at %v, before the transition %v", spec, loc, occ.Wall, occ.At, r.Transition)
+			if occ.Kind == dstsafe.Gap && occ.At.Before(r.Transition.At) {
+				t.Fatalf("%q in %s: gap wall %v fires at %v, before the transition %v", spec, loc, occ.Wall, occ.At, r.Transition.At)
 			}
 			at = next
 		}
@@ -230,13 +230,13 @@ func FuzzResolve(f *testing.F) {
 			}
 		case dstsafe.Fold:
 			if !r.Earlier.Before(r.Later) || !readsAs(r.Earlier, z.Loc, w) || !readsAs(r.Later, z.Loc, w) ||
-				!r.Earlier.Before(r.Transition) || r.Later.Before(r.Transition) {
+				!r.Earlier.Before(r.Transition.At) || r.Later.Before(r.Transition.At) {
 				t.Fatalf("%s %v: Fold %+v", z.Name, w, r)
 			}
 		case dstsafe.Gap:
 			if readsAs(r.Earlier, z.Loc, w) || readsAs(r.Later, z.Loc, w) ||
-				!r.Earlier.Before(r.Transition) || r.Later.Before(r.Transition) ||
-				r.Later.Sub(r.Earlier) != time.Duration(r.OffsetAfter-r.OffsetBefore)*time.Second {
+				!r.Earlier.Before(r.Transition.At) || r.Later.Before(r.Transition.At) ||
+				r.Later.Sub(r.Earlier) != time.Duration(r.Transition.OffsetAfter-r.Transition.OffsetBefore)*time.Second {
 				t.Fatalf("%s %v: Gap %+v", z.Name, w, r)
 			}
 		default:

@@ -101,9 +101,9 @@ func checkWall(f *failBudget, o *zoneOracle, s int64, ns int) {
 			f.errorf("%s: Unique instant %v does not read back as the wall", where, r.Earlier)
 		}
 		off := offsetOf(loc, ts[0])
-		if r.OffsetBefore != off || r.OffsetAfter != off || !r.Transition.IsZero() || !r.Start.IsZero() || !r.End.IsZero() {
-			f.errorf("%s: Unique: offsets %d/%d transition %v range [%v, %v), want offsets %d, zero transition and range",
-				where, r.OffsetBefore, r.OffsetAfter, r.Transition, r.Start, r.End, off)
+		if _, got := r.Earlier.Zone(); got != off || r.Transition != (dstsafe.Transition{}) {
+			f.errorf("%s: Unique: offset %d transition %+v, want offset %d and the zero transition",
+				where, got, r.Transition, off)
 		}
 	case dstsafe.Fold:
 		if !r.Earlier.Equal(at(ts[0])) || !r.Later.Equal(at(ts[1])) {
@@ -157,12 +157,13 @@ func checkWall(f *failBudget, o *zoneOracle, s int64, ns int) {
 		if want == dstsafe.Fold {
 			lo, hi = hi, lo
 		}
-		if !r.Transition.Equal(time.Unix(c.At, 0)) || r.OffsetBefore != c.Before || r.OffsetAfter != c.After {
-			f.errorf("%s: %v: transition %v %d -> %d, want %s %d -> %d", where, want,
-				r.Transition.UTC(), r.OffsetBefore, r.OffsetAfter, fmtUnix(loc, c.At), c.Before, c.After)
+		tr := r.Transition
+		if !tr.At.Equal(time.Unix(c.At, 0)) || tr.OffsetBefore != c.Before || tr.OffsetAfter != c.After || tr.Kind != want {
+			f.errorf("%s: %v: transition %v %d -> %d (%v), want %s %d -> %d", where, want,
+				tr.At.UTC(), tr.OffsetBefore, tr.OffsetAfter, tr.Kind, fmtUnix(loc, c.At), c.Before, c.After)
 		}
-		if r.Start != wallOfNaive(lo, 0) || r.End != wallOfNaive(hi, 0) {
-			f.errorf("%s: %v: range [%v, %v), want [%v, %v)", where, want, r.Start, r.End, wallOfNaive(lo, 0), wallOfNaive(hi, 0))
+		if tr.Start != wallOfNaive(lo, 0) || tr.End != wallOfNaive(hi, 0) {
+			f.errorf("%s: %v: range [%v, %v), want [%v, %v)", where, want, tr.Start, tr.End, wallOfNaive(lo, 0), wallOfNaive(hi, 0))
 		}
 	}
 	checkResolve(f, o.zone, w, r, want, where)

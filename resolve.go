@@ -6,24 +6,6 @@ import (
 	"time"
 )
 
-// Wall is a wall-clock reading: what a clock on the wall of zone shows,
-// with no offset attached. A Wall is not an instant: in a fold (clocks set
-// back) one Wall is read twice, in a gap (clocks set forward) it is never read.
-// [Lookup] and [Resolve] turn a Wall into instants explicitly.
-//
-// Fields are not normalised: a Wall with Month 13, Day 30 in February, Hour 24
-// or a negative Nanosecond is invalid, and [Resolve] rejects it with an error
-// wrapping [ErrInvalidWall] instead of rolling it over as time.Date does.
-type Wall struct {
-	Year       int
-	Month      time.Month
-	Day        int
-	Hour       int
-	Minute     int
-	Second     int
-	Nanosecond int
-}
-
 // Kind classifies how many instants read as a given wall time.
 // The zero Kind is not valid: it is what [Lookup] returns for an invalid Wall.
 type Kind uint8
@@ -53,32 +35,28 @@ func (k Kind) String() string {
 // Resolution is what [Lookup] knows about a wall time in a zone.
 //
 //   - Unique: Earlier == Later == the one instant reading as the wall time.
-//     Transition is zero, Start and End are zero Walls, OffsetBefore ==
-//     OffsetAfter == the offset in force.
-//   - Fold: Earlier is the first reading (at OffsetBefore, before
-//     Transition), Later the second (at OffsetAfter, at or after Transition).
-//     [Start, End) is the range of repeated wall readings.
-//   - Gap: the wall time is skipped by the transition at instant Transition
-//     from OffsetBefore to OffsetAfter. Earlier = wall - OffsetAfter lies
-//     before Transition, Later = wall - OffsetBefore at or after it, so Later
-//     is the wall time pushed forward by the length of the gap (02:30 -> 03:30).
-//     [Start, End) is the range of skipped wall readings.
+//     Transition is the zero Transition; the offset in force is
+//     Earlier.Zone().
+//   - Fold: Earlier is the first reading (at Transition.OffsetBefore,
+//     before Transition.At), Later the second (at Transition.OffsetAfter, at
+//     or after Transition.At). [Transition.Start, Transition.End) is the
+//     range of repeated wall readings.
+//   - Gap: the wall time is skipped by Transition. Earlier = wall -
+//     OffsetAfter lies before Transition.At, Later = wall - OffsetBefore at
+//     or after it, so Later is the wall time pushed forward by the length of
+//     the gap (02:30 -> 03:30). [Transition.Start, Transition.End) is the
+//     range of skipped wall readings.
 //
 // Kinds are decided by the change of UTC offset alone, never by the
 // is-DST flag, so Europe/Dublin's negative DST and offset changes that are
 // not DST at all (Europe/Volgograd 2018 and 2020) are classified like any
-// other. Earlier and Later are in the zone that was looked up.
+// other. Earlier, Later and Transition.At are in the zone that was looked up.
 type Resolution struct {
 	Kind           Kind
 	Earlier, Later time.Time
-	// Transition is the instant the offset changed (zero for Unique).
-	Transition time.Time
-	// OffsetBefore and OffsetAfter are the offsets, in seconds east of UTC as
-	// time.Time.Zone reports them, in force before and after Transition.
-	OffsetBefore, OffsetAfter int
-	// Start and End bound the repeated (Fold) or skipped (Gap) wall readings:
-	// every reading w with Start <= w < End is affected.
-	Start, End Wall
+	// Transition is the change of offset that makes the wall time a Fold or
+	// a Gap (the one [Transitions] lists), or the zero Transition for Unique.
+	Transition Transition
 }
 
 // Disambiguation says which instant [Resolve] picks for a wall time that is
@@ -185,7 +163,6 @@ func Lookup(w Wall, loc *time.Location) (r Resolution) {
 		o := int64(z.off[k])
 		t := time.Unix(s-o, ns).In(loc)
 		r.Kind, r.Earlier, r.Later = Unique, t, t
-		r.OffsetBefore, r.OffsetAfter = int(o), int(o)
 		return r
 	case 1:
 		// One transition near: decide from its two offsets alone.
@@ -195,7 +172,6 @@ func Lookup(w Wall, loc *time.Location) (r Resolution) {
 		case first && second:
 			r.Kind = Fold
 			r.Earlier, r.Later = time.Unix(s-b, ns).In(loc), time.Unix(s-a, ns).In(loc)
-			r.End, r.Start = z.walls[2*k], z.walls[2*k+1]
 		case first || second:
 			o := b
 			if second {
@@ -203,15 +179,12 @@ func Lookup(w Wall, loc *time.Location) (r Resolution) {
 			}
 			t := time.Unix(s-o, ns).In(loc)
 			r.Kind, r.Earlier, r.Later = Unique, t, t
-			r.OffsetBefore, r.OffsetAfter = int(o), int(o)
 			return r
 		default:
 			r.Kind = Gap
 			r.Earlier, r.Later = time.Unix(s-a, ns).In(loc), time.Unix(s-b, ns).In(loc)
-			r.Start, r.End = z.walls[2*k], z.walls[2*k+1]
 		}
-		r.Transition = time.Unix(tr, 0).In(loc)
-		r.OffsetBefore, r.OffsetAfter = int(b), int(a)
+		r.Transition = z.trs[k]
 		return r
 	}
 	lookupInto(&r, z, s, w.Nanosecond)
@@ -227,7 +200,7 @@ type solution struct {
 	first, last, gap int
 	at               []int64
 	off              []int32
-	table            bool // at/off are z's own (walls are cached)
+	table            bool // at/off are z's own (transitions are cached)
 }
 
 // solve finds the instants t with t + offset(t) = s, s being a wall
@@ -279,15 +252,25 @@ func solve(z *zoneTable, s int64) solution {
 	return sv
 }
 
-// transitionWalls stores the wall readings just before and just after the
-// transition that starts period j.
-func (z *zoneTable) transitionWalls(sv *solution, j int, before, after *Wall) {
+// transition returns the change of offset that starts period j of sv.
+func (z *zoneTable) transition(sv *solution, j int) Transition {
 	if sv.table {
-		*before, *after = z.walls[2*j], z.walls[2*j+1]
-		return
+		return z.trs[j]
 	}
-	*before = wallOfNaive(sv.at[j]+int64(sv.off[j-1]), 0)
-	*after = wallOfNaive(sv.at[j]+int64(sv.off[j]), 0)
+	return transitionAt(z.loc, sv.at[j], int64(sv.off[j-1]), int64(sv.off[j]))
+}
+
+// transitionAt returns the change at unix second at from offset b to
+// offset a (seconds east of UTC).
+func transitionAt(loc *time.Location, at, b, a int64) Transition {
+	tr := Transition{At: time.Unix(at, 0).In(loc), OffsetBefore: int(b), OffsetAfter: int(a),
+		Kind: Gap, Start: wallOfNaive(at+b, 0), End: wallOfNaive(at+a, 0)}
+	if a < b {
+		tr.Kind, tr.Start, tr.End = Fold, tr.End, tr.Start
+	}
+	tr.NameBefore, _ = time.Unix(at-1, 0).In(loc).Zone()
+	tr.NameAfter, _ = tr.At.Zone()
+	return tr
 }
 
 // lookupNaive resolves the naive seconds s (a wall reading counted as if it
@@ -301,29 +284,21 @@ func lookupNaive(z *zoneTable, s int64, nsec int) (r Resolution) {
 // between frames costs more than computing it.
 func lookupInto(r *Resolution, z *zoneTable, s int64, nsec int) {
 	sv := solve(z, s)
-	loc, at, off := z.loc, sv.at, sv.off
+	loc, off := z.loc, sv.off
 	r.Kind = sv.kind
 	switch sv.kind {
 	case Fold:
-		tr := sv.last
 		r.Earlier = time.Unix(s-int64(off[sv.first]), int64(nsec)).In(loc)
 		r.Later = time.Unix(s-int64(off[sv.last]), int64(nsec)).In(loc)
-		r.Transition = time.Unix(at[tr], 0).In(loc)
-		r.OffsetBefore, r.OffsetAfter = int(off[tr-1]), int(off[tr])
-		z.transitionWalls(&sv, tr, &r.End, &r.Start)
+		r.Transition = z.transition(&sv, sv.last)
 	case Gap:
 		tr := sv.gap
-		b, a := int64(off[tr-1]), int64(off[tr])
-		r.Earlier = time.Unix(s-a, int64(nsec)).In(loc)
-		r.Later = time.Unix(s-b, int64(nsec)).In(loc)
-		r.Transition = time.Unix(at[tr], 0).In(loc)
-		r.OffsetBefore, r.OffsetAfter = int(b), int(a)
-		z.transitionWalls(&sv, tr, &r.Start, &r.End)
+		r.Earlier = time.Unix(s-int64(off[tr]), int64(nsec)).In(loc)
+		r.Later = time.Unix(s-int64(off[tr-1]), int64(nsec)).In(loc)
+		r.Transition = z.transition(&sv, tr)
 	default:
 		r.Earlier = time.Unix(s-int64(off[sv.first]), int64(nsec)).In(loc)
 		r.Later = r.Earlier
-		r.OffsetBefore = int(off[sv.first])
-		r.OffsetAfter = r.OffsetBefore
 	}
 }
 
@@ -401,14 +376,14 @@ type ResolveError struct {
 }
 
 func (e *ResolveError) Error() string {
-	r := e.Resolution
+	r, tr := e.Resolution, e.Resolution.Transition
 	verb, how := "is ambiguous", "repeated"
 	if r.Kind == Gap {
 		verb, how = "does not exist", "skipped"
 	}
 	return fmt.Sprintf("dstsafe: wall time %s %s in %s: %s by the %s -> %s transition at %s; candidates %s and %s",
-		e.Wall, verb, e.Zone, how, formatOffset(r.OffsetBefore), formatOffset(r.OffsetAfter),
-		r.Transition.UTC().Format("2006-01-02T15:04:05Z"),
+		e.Wall, verb, e.Zone, how, formatOffset(tr.OffsetBefore), formatOffset(tr.OffsetAfter),
+		tr.At.UTC().Format("2006-01-02T15:04:05Z"),
 		r.Earlier.Format(time.RFC3339Nano), r.Later.Format(time.RFC3339Nano))
 }
 
@@ -469,22 +444,7 @@ func Transitions(loc *time.Location, from, to time.Time) []Transition {
 		if at[j] >= hi {
 			break
 		}
-		b, a := int64(off[j-1]), int64(off[j])
-		tr := Transition{
-			At:           time.Unix(at[j], 0).In(loc),
-			OffsetBefore: int(b),
-			OffsetAfter:  int(a),
-			Kind:         Gap,
-			Start:        wallOfNaive(at[j]+b, 0),
-			End:          wallOfNaive(at[j]+a, 0),
-		}
-		if a < b {
-			tr.Kind = Fold
-			tr.Start, tr.End = tr.End, tr.Start
-		}
-		tr.NameBefore, _ = time.Unix(at[j]-1, 0).In(loc).Zone()
-		tr.NameAfter, _ = tr.At.Zone()
-		out = append(out, tr)
+		out = append(out, transitionAt(loc, at[j], int64(off[j-1]), int64(off[j])))
 	}
 	return out
 }

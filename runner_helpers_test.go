@@ -4,8 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,17 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
-// zone loads a zone pinned in testdata/zoneinfo (tzdata 2025b), so the
-// tests do not change with the host's tz database.
+// zone is dstsafetest.Zone: a zone from the pinned tzdata 2025b.
 func zone(t testing.TB, name string) *time.Location {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "zoneinfo", filepath.FromSlash(name)))
-	require.NoError(t, err, "pinned zone %s", name)
-	loc, err := time.LoadLocationFromTZData(name, data)
-	require.NoError(t, err, "pinned zone %s", name)
-	return loc
+	return dstsafetest.Zone(t, name)
 }
 
 // quiet is a logger that drops everything.

@@ -2,9 +2,7 @@ package dstsafe
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -133,30 +131,7 @@ func (k PeriodKey) String() string {
 	return "PeriodKey(" + strconv.Itoa(int(k)) + ")"
 }
 
-// ErrUnknownPolicy is wrapped by ParseFoldPolicy and ParseGapPolicy errors.
+// ErrUnknownPolicy is wrapped by the errors for an enum value out of range
+// or a name no value has: the UnmarshalText and MarshalText methods of
+// every enum, and options given a policy out of range.
 var ErrUnknownPolicy = errors.New("dstsafe: unknown policy")
-
-// ParseFoldPolicy parses the String form of a FoldPolicy (any case).
-func ParseFoldPolicy(s string) (FoldPolicy, error) {
-	for p := FoldAuto; p <= FoldBoth; p++ {
-		if strings.EqualFold(s, p.String()) {
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: fold policy %q: want auto, first, last or both", ErrUnknownPolicy, s)
-}
-
-// ParseGapPolicy parses the String form of a GapPolicy (any case);
-// "attransition" and "at_transition" are accepted too.
-func ParseGapPolicy(s string) (GapPolicy, error) {
-	norm := strings.NewReplacer("_", "-").Replace(strings.ToLower(s))
-	if norm == "attransition" {
-		norm = "at-transition"
-	}
-	for p := GapAuto; p <= GapSkip; p++ {
-		if norm == p.String() {
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: gap policy %q: want auto, shift, at-transition or skip", ErrUnknownPolicy, s)
-}

@@ -6,6 +6,24 @@ import (
 	"time"
 )
 
+// Wall is a wall-clock reading: what a clock on the wall of zone shows,
+// with no offset attached. A Wall is not an instant: in a fold (clocks set
+// back) one Wall is read twice, in a gap (clocks set forward) it is never read.
+// [Lookup] and [Resolve] turn a Wall into instants explicitly.
+//
+// Fields are not normalised: a Wall with Month 13, Day 30 in February, Hour 24
+// or a negative Nanosecond is invalid, and [Resolve] rejects it with an error
+// wrapping [ErrInvalidWall] instead of rolling it over as time.Date does.
+type Wall struct {
+	Year       int
+	Month      time.Month
+	Day        int
+	Hour       int
+	Minute     int
+	Second     int
+	Nanosecond int
+}
+
 // maxWallYear bounds the years a Wall may name, so that every computation
 // on it stays far inside int64 seconds.
 const maxWallYear = 1_000_000_000
@@ -63,7 +81,7 @@ func (w Wall) IsValid() bool {
 // ("2024-03-10T02:30:00.5").
 func (w Wall) String() string {
 	var b []byte
-	b = w.appendDate(b)
+	b = appendDate(b, w.Year, w.Month, w.Day)
 	b = append(b, 'T')
 	b = append2(b, w.Hour)
 	b = append(b, ':')
@@ -82,10 +100,10 @@ func (w Wall) String() string {
 }
 
 // DateString formats the civil date of w: "2024-11-03".
-func (w Wall) DateString() string { return string(w.appendDate(nil)) }
+func (w Wall) DateString() string { return string(appendDate(nil, w.Year, w.Month, w.Day)) }
 
-func (w Wall) appendDate(b []byte) []byte {
-	y := w.Year
+// appendDate appends "2024-11-03", with at least four digits of year.
+func appendDate(b []byte, y int, m time.Month, d int) []byte {
 	if y < 0 {
 		b = append(b, '-')
 		y = -y
@@ -96,9 +114,9 @@ func (w Wall) appendDate(b []byte) []byte {
 	}
 	b = append(b, ys...)
 	b = append(b, '-')
-	b = append2(b, int(w.Month))
+	b = append2(b, int(m))
 	b = append(b, '-')
-	return append2(b, w.Day)
+	return append2(b, d)
 }
 
 func append2(b []byte, v int) []byte {
@@ -183,104 +201,4 @@ func wallOfNaive(s int64, nsec int) Wall {
 	}
 	y, m, d := civilFromDays(days)
 	return Wall{y, m, d, int(rem / 3600), int(rem / 60 % 60), int(rem % 60), nsec}
-}
-
-const secondsPerDay = 86400
-
-// daysFromCivil returns the number of days from 1970-01-01 to y-m-d in the
-// proleptic Gregorian calendar (Howard Hinnant's algorithm).
-func daysFromCivil(y int, m time.Month, d int) int64 {
-	yy := int64(y)
-	if m <= 2 {
-		yy--
-	}
-	era := yy / 400
-	if yy < 0 && yy%400 != 0 {
-		era--
-	}
-	yoe := yy - era*400
-	mm := int64(m)
-	if mm > 2 {
-		mm -= 3
-	} else {
-		mm += 9
-	}
-	doy := (153*mm+2)/5 + int64(d) - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-// civilFromDays is the inverse of daysFromCivil. In the range of years
-// that matter it uses Neri and Schneider's Euclidean affine algorithm
-// ("Euclidean affine functions and their application to calendar
-// algorithms", 2022), which needs no division by a variable.
-func civilFromDays(z int64) (int, time.Month, int) {
-	const shift = 82 // 400-year cycles added to keep the arithmetic unsigned
-	const k = 719468 + 146097*shift
-	if z < -k || z > 1<<29 {
-		return civilFromDaysSlow(z)
-	}
-	n := uint64(z + k)
-	n1 := 4*n + 3
-	c := n1 / 146097
-	nc := n1 % 146097 / 4
-	n2 := 4*nc + 3
-	p2 := 2939745 * n2
-	zz := p2 >> 32
-	ny := (p2 & 0xFFFFFFFF) / 2939745 / 4
-	y := int64(100*c+zz) - 400*shift
-	n3 := 2141*ny + 197913
-	m := n3 >> 16
-	d := (n3&0xFFFF)/2141 + 1
-	if ny >= 306 {
-		y++
-		m -= 12
-	}
-	return int(y), time.Month(m), int(d)
-}
-
-func civilFromDaysSlow(z int64) (int, time.Month, int) {
-	z += 719468
-	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era--
-	}
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y := yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d := doy - (153*mp+2)/5 + 1
-	m := mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	return int(y), time.Month(m), int(d)
-}
-
-// weekdayOf returns the weekday of a day count from daysFromCivil.
-func weekdayOf(days int64) time.Weekday {
-	w := (days + 4) % 7 // 1970-01-01 was a Thursday
-	if w < 0 {
-		w += 7
-	}
-	return time.Weekday(w)
-}
-
-func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
-
-func daysIn(y int, m time.Month) int {
-	switch m {
-	case time.February:
-		if isLeap(y) {
-			return 29
-		}
-		return 28
-	case time.April, time.June, time.September, time.November:
-		return 30
-	}
-	return 31
 }

@@ -29,11 +29,11 @@ type zoneTable struct {
 	base int64
 	idx  []int32
 
-	// walls[2j] and walls[2j+1] are the wall readings just before and
-	// just after the transition that starts period j (j >= 1): the bounds
-	// of the range it skips or repeats. Kept whole (112 bytes a
-	// transition) because copying them beats rebuilding them per Lookup.
-	walls []Wall
+	// trs[j] is the transition that starts period j (j >= 1), with the
+	// range of wall readings it skips or repeats. Kept whole (about 200
+	// bytes a transition) because copying it beats rebuilding it, with
+	// its zone abbreviations, per Lookup.
+	trs []Transition
 }
 
 // idxShift sizes the buckets of zoneTable.idx: 2^23 s is about 97 days,
@@ -43,10 +43,9 @@ const idxShift = 23
 func newZoneTable(loc *time.Location, at []int64, off []int32, hi int64) *zoneTable {
 	z := &zoneTable{loc: loc, at: at, off: off, hi: hi}
 	z.buildIndex()
-	z.walls = make([]Wall, 2*len(at))
+	z.trs = make([]Transition, len(at))
 	for j := 1; j < len(at); j++ {
-		z.walls[2*j] = wallOfNaive(at[j]+int64(off[j-1]), 0)
-		z.walls[2*j+1] = wallOfNaive(at[j]+int64(off[j]), 0)
+		z.trs[j] = transitionAt(loc, at[j], int64(off[j-1]), int64(off[j]))
 	}
 	return z
 }

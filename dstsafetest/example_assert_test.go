@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/jonboulle/clockwork"
@@ -28,17 +28,16 @@ func (printT) Errorf(format string, args ...any) {
 	}
 }
 
-func pinned(name string) *time.Location {
-	data, err := os.ReadFile("../testdata/zoneinfo/" + name)
-	if err != nil {
-		panic(err)
-	}
-	loc, err := time.LoadLocationFromTZData(name, data)
-	if err != nil {
-		panic(err)
-	}
-	return loc
-}
+// pinned is Zone for examples, which have no testing.TB.
+func pinned(name string) *time.Location { return dstsafetest.Zone(exampleTB{}, name) }
+
+// exampleTB is the testing.TB of an example: a failure panics, which fails
+// the example. Zone calls only Helper and Fatalf.
+type exampleTB struct{ testing.TB }
+
+func (exampleTB) Helper() {}
+
+func (exampleTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 
 // In a test, pass t. The billing job at 01:30 in Chicago passes across the
 // fall-back night; the naive "every 01:30 reading" schedule of the incident

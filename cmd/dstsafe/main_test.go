@@ -5,31 +5,39 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-// TestMain pins the tz database to the TZif files in testdata/zoneinfo
-// (copied from a 2025 tzdata), so the goldens do not change with the host.
-// The time package reads ZONEINFO once, before its first zone load.
+// TestMain pins the tz database to the TZif files dstsafetest embeds
+// (tzdata 2025b), so the goldens do not change with the host. The time
+// package reads ZONEINFO once, before its first zone load.
 func TestMain(m *testing.M) {
 	if os.Getenv("DSTSAFE_TEST_RUN_MAIN") == "1" {
 		// The test binary standing in for the dstsafe binary, so that a
 		// test can run it in a fresh process (ZONEINFO is read once).
 		main()
 	}
-	dir, err := filepath.Abs(filepath.Join("testdata", "zoneinfo"))
+	dir, err := os.MkdirTemp("", "dstsafe-zoneinfo-")
 	if err != nil {
 		panic(err)
 	}
+	if err := os.CopyFS(dir, dstsafetest.ZoneinfoFS()); err != nil {
+		panic(err)
+	}
 	os.Setenv("ZONEINFO", dir)
-	os.Exit(m.Run())
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // fixedNow is the "now" of every test; goldens pass --from anyway.
@@ -207,7 +215,7 @@ func TestNoStaleGoldens(t *testing.T) {
 // package reads ZONEINFO once per process.
 func TestZoneinfoFlag(t *testing.T) {
 	dir := t.TempDir()
-	london, err := os.ReadFile(filepath.Join("testdata", "zoneinfo", "Europe", "London"))
+	london, err := fs.ReadFile(dstsafetest.ZoneinfoFS(), "Europe/London")
 	if err != nil {
 		t.Fatal(err)
 	}

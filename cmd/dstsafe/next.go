@@ -63,15 +63,15 @@ func (c *cmdContext) scheduleFlags(withPolicies bool) *scheduleFlags {
 func (c *cmdContext) parseSchedule(spec string, f *scheduleFlags) (*dstsafe.Cron, time.Time, error) {
 	var opts []dstsafe.CronOption
 	if f.fold != "" {
-		p, err := dstsafe.ParseFoldPolicy(f.fold)
-		if err != nil {
+		var p dstsafe.FoldPolicy
+		if err := p.UnmarshalText([]byte(f.fold)); err != nil {
 			return nil, time.Time{}, usagef("bad --fold %q: want auto, first, last or both", f.fold)
 		}
 		opts = append(opts, dstsafe.WithFold(p))
 	}
 	if f.gap != "" {
-		p, err := dstsafe.ParseGapPolicy(f.gap)
-		if err != nil {
+		var p dstsafe.GapPolicy
+		if err := p.UnmarshalText([]byte(f.gap)); err != nil {
 			return nil, time.Time{}, usagef("bad --gap %q: want auto, shift, at-transition or skip", f.gap)
 		}
 		opts = append(opts, dstsafe.WithGap(p))

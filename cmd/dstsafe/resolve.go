@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/dstsafe/dstsafe"
 )
@@ -33,15 +32,6 @@ Examples:
 	run: runResolve,
 }
 
-func parseDisambiguation(s string) (dstsafe.Disambiguation, bool) {
-	for d := dstsafe.Compatible; d <= dstsafe.Reject; d++ {
-		if strings.EqualFold(s, d.String()) {
-			return d, true
-		}
-	}
-	return 0, false
-}
-
 type resolveJSON struct {
 	Zone       string          `json:"zone"`
 	Wall       string          `json:"wall"`
@@ -60,8 +50,8 @@ func runResolve(c *cmdContext, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, ok := parseDisambiguation(*policy)
-	if !ok {
+	var d dstsafe.Disambiguation
+	if err := d.UnmarshalText([]byte(*policy)); err != nil {
 		return usagef("bad --policy %q: want compatible, earlier, later or reject", *policy)
 	}
 	loc, err := loadZone("ZONE", pos[0])
@@ -76,10 +66,7 @@ func runResolve(c *cmdContext, args []string) error {
 	chosen, rerr := dstsafe.Resolve(w, loc, d)
 	var tr *dstsafe.Transition
 	if r.Kind != dstsafe.Unique {
-		trs := dstsafe.Transitions(loc, r.Transition, r.Transition.Add(1))
-		if len(trs) == 1 {
-			tr = &trs[0]
-		}
+		tr = &r.Transition
 	}
 	if c.json {
 		out := resolveJSON{Zone: loc.String(), Wall: w.String(), Kind: r.Kind.String(),

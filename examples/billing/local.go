@@ -37,12 +37,12 @@ type LocalMidnight struct {
 // famous are the midnights the second incident's replace(hour=0) got wrong.
 var famous = []struct {
 	zone string
-	date billing.Date
+	date dstsafe.Date
 }{
-	{"America/Havana", billing.Date{Year: 2024, Month: time.March, Day: 10}},
-	{"Asia/Beirut", billing.Date{Year: 2024, Month: time.March, Day: 31}},
-	{"America/Sao_Paulo", billing.Date{Year: 2018, Month: time.November, Day: 4}},
-	{"America/Havana", billing.Date{Year: 2024, Month: time.November, Day: 3}},
+	{"America/Havana", dstsafe.Date{Year: 2024, Month: time.March, Day: 10}},
+	{"Asia/Beirut", dstsafe.Date{Year: 2024, Month: time.March, Day: 31}},
+	{"America/Sao_Paulo", dstsafe.Date{Year: 2018, Month: time.November, Day: 4}},
+	{"America/Havana", dstsafe.Date{Year: 2024, Month: time.November, Day: 3}},
 }
 
 // LocalSpec is the local-midnight job's schedule: every 15 minutes, which

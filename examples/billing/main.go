@@ -20,6 +20,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/dstsafe/dstsafe"
 	"io"
 	"os"
 	"time"
@@ -117,7 +118,7 @@ func parseCommon(zone, date string) (config, error) {
 	if err != nil {
 		return config{}, fmt.Errorf("--zone: %w", err)
 	}
-	d, err := billing.ParseDate(date)
+	d, err := dstsafe.ParseDate(date)
 	if err != nil {
 		return config{}, fmt.Errorf("--date: %w", err)
 	}

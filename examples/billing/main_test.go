@@ -67,7 +67,7 @@ func installCrash(spec string) {
 
 var (
 	chicago  = mustLoad("America/Chicago")
-	fallBack = billing.Date{Year: 2024, Month: time.November, Day: 3}
+	fallBack = dstsafe.Date{Year: 2024, Month: time.November, Day: 3}
 )
 
 func mustLoad(name string) *time.Location {

@@ -22,7 +22,7 @@ import (
 // config is what the flags say.
 type config struct {
 	Zone          *time.Location
-	Date          billing.Date
+	Date          dstsafe.Date
 	Subscriptions int
 	Declining     int
 	// SQLitePath is the dstsafe database; the naive replica's goes next to

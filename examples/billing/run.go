@@ -18,7 +18,7 @@ import (
 
 // runOptions say how to run the billing job for one run_date by hand.
 type runOptions struct {
-	Date         billing.Date
+	Date         dstsafe.Date
 	Zone         *time.Location
 	SQLitePath   string
 	PostgresDSN  string

@@ -67,12 +67,12 @@ type Result struct {
 // reads in the company's zone. It is derived explicitly, never from the
 // machine's zone or from UTC: the billing run at 07:30 UTC is 01:30 or
 // 02:30 in Chicago, on the Chicago date being billed.
-func (j *Job) RunDate(at time.Time) Date { return DateOf(at.In(j.Zone)) }
+func (j *Job) RunDate(at time.Time) dstsafe.Date { return dstsafe.DateOf(at, j.Zone) }
 
 // IdempotencyKey is the processor key for billing sub for the period
 // starting at period: internal ids and the period only, no personal data,
 // and the same in every run, process and retry.
-func IdempotencyKey(subID int64, period Date) string {
+func IdempotencyKey(subID int64, period dstsafe.Date) string {
 	return fmt.Sprintf("sub-%d-period-%s", subID, period)
 }
 
@@ -85,7 +85,7 @@ func IdempotencyKey(subID int64, period Date) string {
 // A subscription whose processor call fails with anything but a decline is
 // left untouched (its transaction rolls back) and Bill goes on with the
 // others; the returned error then lists them and the run must be retried.
-func (j *Job) Bill(ctx context.Context, runDate Date, runID string) (Result, error) {
+func (j *Job) Bill(ctx context.Context, runDate dstsafe.Date, runID string) (Result, error) {
 	subs, err := DueOn(ctx, j.DB, runDate)
 	if err != nil {
 		return Result{}, err
@@ -156,7 +156,7 @@ const (
 // single write lock: other writers (another billing process's claim) wait.
 // The alternative, committing a pending row first, needs a sweeper for rows
 // whose outcome is unknown.
-func (j *Job) charge(ctx context.Context, sub Subscription, period Date, runID string) (outcome, error) {
+func (j *Job) charge(ctx context.Context, sub Subscription, period dstsafe.Date, runID string) (outcome, error) {
 	key := IdempotencyKey(sub.ID, period)
 	var out outcome
 	err := j.DB.inTx(ctx, func(tx *sql.Tx) error {

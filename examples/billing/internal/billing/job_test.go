@@ -2,6 +2,7 @@ package billing_test
 
 import (
 	"context"
+	"github.com/dstsafe/dstsafe"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 var (
 	chicago = mustLoad("America/Chicago")
 	// The night the clocks went back and 01:30 happened twice.
-	fallBack = billing.Date{Year: 2024, Month: time.November, Day: 3}
+	fallBack = dstsafe.Date{Year: 2024, Month: time.November, Day: 3}
 )
 
 func mustLoad(name string) *time.Location {
@@ -184,13 +185,13 @@ func TestRunDateIsDerivedInTheCompanyZone(t *testing.T) {
 	j := &billing.Job{Zone: chicago}
 	for _, tc := range []struct {
 		at   time.Time
-		want billing.Date
+		want dstsafe.Date
 	}{
 		// The scheduled run: 07:30 UTC is 01:30 CST on 2024-11-03.
 		{time.Date(2024, 11, 3, 7, 30, 0, 0, time.UTC), fallBack},
 		// 03:00 UTC is still 2024-11-02 in Chicago (22:00 CDT): the UTC
 		// date would bill a day early.
-		{time.Date(2024, 11, 3, 3, 0, 0, 0, time.UTC), billing.Date{Year: 2024, Month: 11, Day: 2}},
+		{time.Date(2024, 11, 3, 3, 0, 0, 0, time.UTC), dstsafe.Date{Year: 2024, Month: 11, Day: 2}},
 	} {
 		assert.Equal(t, tc.want, j.RunDate(tc.at), "%s", tc.at)
 	}

@@ -21,18 +21,18 @@ import (
 // A day a zone skipped entirely (Pacific/Apia 2011-12-30) has no instant;
 // its midnight is the first instant after it, the start of the next day.
 // It panics if loc is nil.
-func LocalMidnight(d Date, loc *time.Location) (time.Time, dstsafe.Kind) {
+func LocalMidnight(d dstsafe.Date, loc *time.Location) (time.Time, dstsafe.Kind) {
 	w := dstsafe.Wall{Year: d.Year, Month: d.Month, Day: d.Day}
 	if r := dstsafe.Lookup(w, loc); r.Kind == dstsafe.Gap {
 		// Not Resolve's Compatible choice (midnight pushed forward by the
 		// length of the gap): for a gap that began before midnight that
 		// would be later than the first instant of the day.
-		return r.Transition.UTC(), dstsafe.Gap
+		return r.Transition.At.UTC(), dstsafe.Gap
 	} else {
 		// Unique: the one instant; Fold: the first of the two.
 		at, err := dstsafe.Resolve(w, loc, dstsafe.Compatible)
 		if err != nil {
-			// A Date made by ParseDate, DateOf or AddMonth is always valid.
+			// A Date made by ParseDate, DateOf, AddDays or AddMonths is valid.
 			panic("billing: invalid date " + d.String() + ": " + err.Error())
 		}
 		return at.UTC(), r.Kind

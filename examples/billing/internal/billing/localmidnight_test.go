@@ -2,51 +2,40 @@ package billing_test
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
 	"github.com/dstsafe/dstsafe/examples/billing/internal/billing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// pinned loads a zone from the module's pinned tzdata, so that the table
-// below does not depend on the machine's.
-func pinned(t *testing.T, name string) *time.Location {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "testdata", "zoneinfo", name))
-	require.NoError(t, err)
-	loc, err := time.LoadLocationFromTZData(name, data)
-	require.NoError(t, err)
-	return loc
-}
-
 func TestLocalMidnight(t *testing.T) {
 	for _, tc := range []struct {
 		zone string
-		date billing.Date
+		date dstsafe.Date
 		want time.Time // UTC
 		kind dstsafe.Kind
 	}{
 		// Cuba springs forward at 00:00 CST: the day starts at 01:00 CDT.
-		{"America/Havana", billing.Date{Year: 2024, Month: 3, Day: 10}, time.Date(2024, 3, 10, 5, 0, 0, 0, time.UTC), dstsafe.Gap},
+		{"America/Havana", dstsafe.Date{Year: 2024, Month: 3, Day: 10}, time.Date(2024, 3, 10, 5, 0, 0, 0, time.UTC), dstsafe.Gap},
 		// Cuba falls back at 01:00 CDT to 00:00 CST: midnight happens at
 		// 04:00Z and again at 05:00Z. Billed once, at the first.
-		{"America/Havana", billing.Date{Year: 2024, Month: 11, Day: 3}, time.Date(2024, 11, 3, 4, 0, 0, 0, time.UTC), dstsafe.Fold},
+		{"America/Havana", dstsafe.Date{Year: 2024, Month: 11, Day: 3}, time.Date(2024, 11, 3, 4, 0, 0, 0, time.UTC), dstsafe.Fold},
 		// Lebanon springs forward at 00:00 EET: the day starts at 01:00 EEST.
-		{"Asia/Beirut", billing.Date{Year: 2024, Month: 3, Day: 31}, time.Date(2024, 3, 30, 22, 0, 0, 0, time.UTC), dstsafe.Gap},
+		{"Asia/Beirut", dstsafe.Date{Year: 2024, Month: 3, Day: 31}, time.Date(2024, 3, 30, 22, 0, 0, 0, time.UTC), dstsafe.Gap},
 		// Brazil's last DST started at 00:00 -03 on 2018-11-04.
-		{"America/Sao_Paulo", billing.Date{Year: 2018, Month: 11, Day: 4}, time.Date(2018, 11, 4, 3, 0, 0, 0, time.UTC), dstsafe.Gap},
+		{"America/Sao_Paulo", dstsafe.Date{Year: 2018, Month: 11, Day: 4}, time.Date(2018, 11, 4, 3, 0, 0, 0, time.UTC), dstsafe.Gap},
 		// Chicago's transitions are at 02:00: midnight is ordinary.
-		{"America/Chicago", billing.Date{Year: 2024, Month: 11, Day: 3}, time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC), dstsafe.Unique},
+		{"America/Chicago", dstsafe.Date{Year: 2024, Month: 11, Day: 3}, time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC), dstsafe.Unique},
 		// Samoa skipped 2011-12-30: its "midnight" is the first instant
 		// after it, which is 2011-12-31 00:00 +14.
-		{"Pacific/Apia", billing.Date{Year: 2011, Month: 12, Day: 30}, time.Date(2011, 12, 30, 10, 0, 0, 0, time.UTC), dstsafe.Gap},
+		{"Pacific/Apia", dstsafe.Date{Year: 2011, Month: 12, Day: 30}, time.Date(2011, 12, 30, 10, 0, 0, 0, time.UTC), dstsafe.Gap},
 	} {
 		t.Run(tc.zone+"/"+tc.date.String(), func(t *testing.T) {
-			at, kind := billing.LocalMidnight(tc.date, pinned(t, tc.zone))
+			at, kind := billing.LocalMidnight(tc.date, dstsafetest.Zone(t, tc.zone))
 			assert.Equal(t, tc.want, at)
 			assert.Equal(t, time.UTC, at.Location(), "stored as UTC")
 			assert.Equal(t, tc.kind, kind)
@@ -67,17 +56,17 @@ func TestLocalMidnightIsFirstInstantOfDay(t *testing.T) {
 	for _, name := range billing.Zones {
 		loc := mustLoad(name)
 		prev := time.Time{}
-		for d := (billing.Date{Year: from, Month: 1, Day: 1}); d.Year <= to; d = d.AddDays(1) {
+		for d := (dstsafe.Date{Year: from, Month: 1, Day: 1}); d.Year <= to; d = d.AddDays(1) {
 			at, kind := billing.LocalMidnight(d, loc)
-			got := billing.DateOf(at.In(loc))
+			got := dstsafe.DateOf(at, loc)
 			if got != d {
 				// Only a day the zone skipped may start on another date.
-				if kind != dstsafe.Gap || billing.DateOf(at.Add(-time.Nanosecond).In(loc)) != d.AddDays(-1) {
+				if kind != dstsafe.Gap || dstsafe.DateOf(at.Add(-time.Nanosecond), loc) != d.AddDays(-1) {
 					t.Fatalf("%s %s: %s reads %s", name, d, at.In(loc), got)
 				}
 				continue
 			}
-			if before := billing.DateOf(at.Add(-time.Nanosecond).In(loc)); !before.Before(d) {
+			if before := dstsafe.DateOf(at.Add(-time.Nanosecond), loc); !before.Before(d) {
 				t.Fatalf("%s %s: %s is not the first instant of the day (1ns earlier reads %s)", name, d, at.In(loc), before)
 			}
 			if !at.After(prev) {

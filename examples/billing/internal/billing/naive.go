@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/dstsafe/dstsafe"
 	"time"
 
 	"github.com/dstsafe/dstsafe/examples/billing/internal/payments"
@@ -70,7 +71,7 @@ func (n *Naive) run(ctx context.Context, now time.Time) error {
 		JobName, runID, utc(now)); err != nil {
 		return fmt.Errorf("naive: record run: %w", err)
 	}
-	subs, err := DueOn(ctx, n.DB, DateOf(now.In(n.Zone)))
+	subs, err := DueOn(ctx, n.DB, dstsafe.DateOf(now, n.Zone))
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func (n *Naive) run(ctx context.Context, now time.Time) error {
 func (n *Naive) batchUpdate(ctx context.Context) error {
 	err := n.DB.inTx(ctx, func(tx *sql.Tx) error {
 		for _, sub := range n.pending {
-			next := sub.NextBillingDate.AddMonth()
+			next := sub.NextBillingDate.AddMonths(1)
 			at, _ := LocalMidnight(next, sub.Zone)
 			if _, err := tx.ExecContext(ctx, n.DB.q(`UPDATE subscriptions SET next_billing_date = ?, next_charge_at = ? WHERE id = ?`),
 				next, utc(at), sub.ID); err != nil {

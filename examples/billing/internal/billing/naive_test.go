@@ -19,13 +19,13 @@ import (
 func TestNaiveReplaysTheIncident(t *testing.T) {
 	billingtest.ForEach(t, func(t *testing.T, b billingtest.Backend) {
 		for _, tc := range []struct {
-			night   billing.Date
+			night   dstsafe.Date
 			runs    int
 			comment string
 		}{
 			{fallBack, 2, "01:30 CDT, then 01:30 CST 60 minutes later; 02:15 only after both"},
-			{billing.Date{Year: 2024, Month: time.November, Day: 10}, 1, "an ordinary Sunday"},
-			{billing.Date{Year: 2024, Month: time.March, Day: 10}, 1, "spring forward at 02:00: 01:30 happens once"},
+			{dstsafe.Date{Year: 2024, Month: time.November, Day: 10}, 1, "an ordinary Sunday"},
+			{dstsafe.Date{Year: 2024, Month: time.March, Day: 10}, 1, "spring forward at 02:00: 01:30 happens once"},
 		} {
 			t.Run(tc.night.String(), func(t *testing.T) {
 				ctx := context.Background()

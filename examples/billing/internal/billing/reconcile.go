@@ -3,12 +3,13 @@ package billing
 import (
 	"context"
 	"fmt"
+	"github.com/dstsafe/dstsafe"
 	"time"
 )
 
 // Report is what Reconcile found.
 type Report struct {
-	Since Date `json:"since"`
+	Since dstsafe.Date `json:"since"`
 	// Duplicates are subscriptions charged more than once for one period:
 	// the postmortem's query.
 	Duplicates []Duplicate `json:"duplicates"`
@@ -35,14 +36,14 @@ func (r Report) OK() bool {
 
 // Duplicate is one subscription charged Count times for one period.
 type Duplicate struct {
-	SubscriptionID int64 `json:"subscription_id"`
-	PeriodStart    Date  `json:"period_start"`
-	Count          int   `json:"count"`
+	SubscriptionID int64        `json:"subscription_id"`
+	PeriodStart    dstsafe.Date `json:"period_start"`
+	Count          int          `json:"count"`
 }
 
 // Reconcile checks the charges of periods starting on or after since
 // against the subscriptions.
-func Reconcile(ctx context.Context, db *DB, since Date) (Report, error) {
+func Reconcile(ctx context.Context, db *DB, since dstsafe.Date) (Report, error) {
 	r := Report{Since: since}
 
 	// The postmortem's query: money taken more than once per period.
@@ -127,7 +128,7 @@ type RunStats struct {
 
 // Stats returns, per run id in order of first charge, the charges made for
 // periods starting on or after since.
-func Stats(ctx context.Context, db *DB, since Date) ([]RunStats, error) {
+func Stats(ctx context.Context, db *DB, since dstsafe.Date) ([]RunStats, error) {
 	rows, err := db.QueryContext(ctx, db.q(`
 		SELECT run_id,
 		       sum(CASE WHEN status = 'succeeded' THEN 1 ELSE 0 END),
@@ -153,14 +154,14 @@ func Stats(ctx context.Context, db *DB, since Date) ([]RunStats, error) {
 // Charge is a row of charges.
 type Charge struct {
 	SubscriptionID int64
-	PeriodStart    Date
+	PeriodStart    dstsafe.Date
 	Status         string
 	RunID          string
 	CreatedAt      time.Time
 }
 
 // Charges returns the charges for periods starting on or after since, by id.
-func Charges(ctx context.Context, db *DB, since Date) ([]Charge, error) {
+func Charges(ctx context.Context, db *DB, since dstsafe.Date) ([]Charge, error) {
 	rows, err := db.QueryContext(ctx, db.q(`SELECT subscription_id, period_start, status, run_id, created_at
 		FROM charges WHERE period_start >= ? ORDER BY id`), since)
 	if err != nil {

@@ -26,13 +26,13 @@ var RetryPolicy = dstsafe.RetryPolicy{MaxAttempts: 3, Failed: true, Abandoned: t
 // date from UTC-07:29 to UTC+16:29: in Chicago, London, Tokyo and Auckland,
 // but not in Honolulu or in Los Angeles in winter, whose company would
 // schedule its run at another hour.
-func CheckZone(zone *time.Location, d Date) error {
+func CheckZone(zone *time.Location, d dstsafe.Date) error {
 	cron, err := dstsafe.ParseCron(Spec)
 	if err != nil {
 		return err
 	}
 	at := cron.Next(time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC).Add(-time.Nanosecond))
-	if local := DateOf(at.In(zone)); local != d {
+	if local := dstsafe.DateOf(at, zone); local != d {
 		return fmt.Errorf("billing: %s: the run of %s fires at %s, on %s there; use a zone where it is on the same date",
 			zone, d, at.In(zone).Format("2006-01-02 15:04 MST"), local)
 	}
@@ -56,7 +56,7 @@ func (j *Job) Register(s *dstsafe.Scheduler) error {
 // Run is the job function: the scheduler has claimed (JobName,
 // run.Period) in its ledger and calls it once per period.
 func (j *Job) Run(ctx context.Context, run dstsafe.Run) error {
-	runDate := Date(run.RunDate)
+	runDate := run.RunDate
 	// The claim must be keyed by the run_date, the Chicago date being
 	// billed. ByDate keys it by the schedule's (UTC) date; at 07:30 UTC the
 	// two agree, and this check keeps it so if anyone moves the schedule.

@@ -2,6 +2,7 @@ package billing
 
 import (
 	"fmt"
+	"github.com/dstsafe/dstsafe"
 
 	"github.com/dstsafe/dstsafe/examples/billing/internal/payments"
 	"time"
@@ -20,7 +21,7 @@ var plans = []int64{1900, 2900, 4900, 7900, 9900}
 // NewSeed returns n subscriptions due on date in zone, ids 1..n, of which
 // failing (spread evenly) belong to customers whose card the processor
 // declines (payments.DeclinedPrefix).
-func NewSeed(n, failing int, date Date, zone *time.Location) Seed {
+func NewSeed(n, failing int, date dstsafe.Date, zone *time.Location) Seed {
 	var s Seed
 	for i := 1; i <= n; i++ {
 		s.Subscriptions = append(s.Subscriptions, Subscription{

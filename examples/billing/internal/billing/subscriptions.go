@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/dstsafe/dstsafe"
 	"sync"
 	"time"
 )
@@ -15,7 +16,7 @@ type Subscription struct {
 	AmountMinor int64  // cents
 	Currency    string
 	// NextBillingDate is the first day of the next unpaid period.
-	NextBillingDate Date
+	NextBillingDate dstsafe.Date
 	// Zone is the customer's billing zone; NextChargeAt is the first
 	// instant of NextBillingDate there (see LocalMidnight), in UTC.
 	Zone         *time.Location
@@ -49,7 +50,7 @@ const subscriptionColumns = `id, customer_ref, amount_minor, currency, next_bill
 // DueOn returns the subscriptions whose next period starts on or before
 // runDate, by id: a run for runDate bills them, including periods an
 // earlier run missed.
-func DueOn(ctx context.Context, db *DB, runDate Date) ([]Subscription, error) {
+func DueOn(ctx context.Context, db *DB, runDate dstsafe.Date) ([]Subscription, error) {
 	return querySubscriptions(ctx, db, `SELECT `+subscriptionColumns+` FROM subscriptions
 		WHERE next_billing_date <= ? ORDER BY id`, runDate)
 }
@@ -90,8 +91,8 @@ func querySubscriptions(ctx context.Context, db *DB, query string, args ...any) 
 // compare-and-set on next_billing_date: if the row no longer starts its
 // next period there, someone else advanced it and the caller must not
 // commit.
-func advance(ctx context.Context, db *DB, tx *sql.Tx, sub Subscription, period Date) error {
-	next := period.AddMonth()
+func advance(ctx context.Context, db *DB, tx *sql.Tx, sub Subscription, period dstsafe.Date) error {
+	next := period.AddMonths(1)
 	at, _ := LocalMidnight(next, sub.Zone)
 	res, err := tx.ExecContext(ctx, db.q(`UPDATE subscriptions SET next_billing_date = ?, next_charge_at = ?
 		WHERE id = ? AND next_billing_date = ?`), next, utc(at), sub.ID, period)
