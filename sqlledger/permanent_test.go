@@ -1,0 +1,127 @@
+package sqlledger_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net"
+	"path/filepath"
+	"testing"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/sqlledger"
+)
+
+// pendingSchedule: the table has no column for ClaimRequest.Schedule yet.
+var pendingSchedule = dstsafetest.WithoutSchedule("sqlledger: schedule column pending")
+
+// sqliteBroken are the ways a SQLite ledger cannot work until someone
+// changes something, for the suite's Permanent subtest.
+func sqliteBroken() []dstsafetest.LedgerSuiteOption {
+	return []dstsafetest.LedgerSuiteOption{
+		dstsafetest.WithBrokenLedger("never migrated", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+			l, err := sqlledger.OpenSQLite(filepath.Join(t.TempDir(), "ledger.db"), sqlledger.WithClock(clock))
+			if err != nil {
+				t.Fatalf("OpenSQLite: %v", err)
+			}
+			t.Cleanup(func() { l.Close() })
+			return l
+		}),
+		dstsafetest.WithBrokenLedger("closed", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+			l, _ := openSQLite(t, sqlledger.WithClock(clock))
+			if err := l.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			return l
+		}),
+	}
+}
+
+// postgresBroken: a table never migrated, and a *sql.DB its owner closed.
+func postgresBroken(db *sql.DB) []dstsafetest.LedgerSuiteOption {
+	return []dstsafetest.LedgerSuiteOption{
+		dstsafetest.WithBrokenLedger("never migrated", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+			l, err := sqlledger.New(db, sqlledger.WithTable(uniqueTable()), sqlledger.WithClock(clock))
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			return l
+		}),
+		dstsafetest.WithBrokenLedger("closed pool", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+			closed := pgDB(t)
+			migrated := pgLedger(t, db)
+			l, err := sqlledger.New(closed, sqlledger.WithTable(migrated.Table()), sqlledger.WithClock(clock))
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			closed.Close()
+			return l
+		}),
+	}
+}
+
+// A PostgreSQL role the server does not know is refused at connection
+// (SQLSTATE 28000): permanent, like a wrong password (28P01).
+func TestPostgresUnknownRolePermanent(t *testing.T) {
+	db := pgDB(t)
+	var dsn string
+	if err := db.QueryRowContext(context.Background(), `SELECT 'postgres://dstsafe_no_such_role@' || inet_server_addr() || ':' || inet_server_port() || '/' || current_database() || '?sslmode=disable'`).Scan(&dsn); err != nil {
+		t.Fatalf("reading the server's address: %v", err)
+	}
+	stranger, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stranger.Close() })
+	l, err := sqlledger.New(stranger, sqlledger.WithTable(uniqueTable()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Get(context.Background(), "billing", "2024-11-03")
+	if !errors.Is(err, dstsafe.ErrPermanent) {
+		t.Fatalf("Get as an unknown role = %v, want ErrPermanent", err)
+	}
+}
+
+// A connection that drops is not permanent: the next call may reach the
+// server. The listener takes each connection and closes it at once, as a
+// server restarting or a proxy cutting idle connections does.
+func TestDroppedConnectionNotPermanent(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	db, err := sql.Open("pgx", "postgres://dstsafe@"+ln.Addr().String()+"/dstsafe?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	l, err := sqlledger.New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, claimErr := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w"})
+	_, getErr := l.Get(ctx, "billing", "2024-11-03")
+	_, listErr := l.List(ctx, "billing", "", "")
+	for name, err := range map[string]error{"Claim": claimErr, "Get": getErr, "List": listErr} {
+		if err == nil {
+			t.Errorf("%s succeeded on a dropped connection", name)
+		} else if errors.Is(err, dstsafe.ErrPermanent) {
+			t.Errorf("%s: %v is permanent; a dropped connection is not", name, err)
+		}
+	}
+}
