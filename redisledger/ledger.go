@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -95,7 +96,7 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 		now := l.now()
 		next := dstsafe.Record{
 			Job: req.Job, Period: req.Period, State: dstsafe.StateRunning, Owner: req.Owner,
-			Token: 1, Attempt: 1, StartedAt: now, LeaseUntil: now.Add(lease),
+			Token: 1, Attempt: 1, StartedAt: now, LeaseUntil: now.Add(lease), Schedule: req.Schedule,
 		}
 		var (
 			ok  bool
@@ -391,8 +392,29 @@ func newClaimID() string {
 
 // wrap reports a failure of Redis itself or of ctx. It is none of the
 // ledger's conditions: the caller cannot know whether a write happened.
+// It is the one place where the package decides what a client error
+// means: see interpretError.
 func (l *Ledger) wrap(op, job, period string, err error) error {
-	return fmt.Errorf("redisledger: %s %q %q: %w", op, job, period, err)
+	return fmt.Errorf("redisledger: %s %q %q: %w", op, job, period, interpretError(err))
+}
+
+// interpretError marks the client errors that retrying cannot fix with
+// dstsafe.ErrPermanent: a closed client, credentials the server refused
+// (NOAUTH, WRONGPASS) or an ACL that forbids the ledger's commands
+// (NOPERM), and a ledger key holding another type than the ledger writes
+// (WRONGTYPE: something else wrote there). Connection errors, timeouts,
+// LOADING and ctx are transient: the next call may work.
+func interpretError(err error) error {
+	var reply redis.Error
+	switch {
+	case errors.Is(err, redis.ErrClosed), redis.IsAuthError(err), redis.IsPermissionError(err):
+		return ledgerkit.Permanent(err)
+	case errors.As(err, &reply) && strings.Contains(reply.Error(), "WRONGTYPE"):
+		// Inside a script, older servers prefix the reply ("ERR Error
+		// running script ...: WRONGTYPE ..."), so look for it anywhere.
+		return ledgerkit.Permanent(err)
+	}
+	return err
 }
 
 func (l *Ledger) contended(op, job, period string) error {

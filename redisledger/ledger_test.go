@@ -30,7 +30,12 @@ func TestLedgerConformance(t *testing.T) {
 			dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
 				opts := append([]redisledger.Option{redisledger.WithKeyPrefix(testPrefix(t, c)), redisledger.WithClock(clock)}, opts...)
 				return redisledger.New(c, opts...)
-			})
+			}, dstsafetest.WithBrokenLedger("closed client", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+				closed := redis.NewClient(&redis.Options{Addr: c.Options().Addr})
+				l := redisledger.New(closed, append([]redisledger.Option{redisledger.WithClock(clock)}, opts...)...)
+				noErr(t, closed.Close(), "Close")
+				return l
+			}))
 		})
 	}
 }
@@ -286,7 +291,8 @@ func TestUnreachableServer(t *testing.T) {
 			t.Errorf("%s succeeded without a server", name)
 			continue
 		}
-		for _, sentinel := range []error{dstsafe.ErrAlreadyClaimed, dstsafe.ErrLeaseLost, dstsafe.ErrNotFound, dstsafe.ErrInvalidKey} {
+		// Nor is it permanent: the server may be restarting.
+		for _, sentinel := range []error{dstsafe.ErrAlreadyClaimed, dstsafe.ErrLeaseLost, dstsafe.ErrNotFound, dstsafe.ErrInvalidKey, dstsafe.ErrPermanent} {
 			if errors.Is(err, sentinel) {
 				t.Errorf("%s: %v is %v", name, err, sentinel)
 			}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"net"
+	"net/url"
 	"path/filepath"
 	"testing"
 
@@ -66,12 +67,12 @@ func postgresBroken(db *sql.DB) []dstsafetest.LedgerSuiteOption {
 // A PostgreSQL role the server does not know is refused at connection
 // (SQLSTATE 28000): permanent, like a wrong password (28P01).
 func TestPostgresUnknownRolePermanent(t *testing.T) {
-	db := pgDB(t)
-	var dsn string
-	if err := db.QueryRowContext(context.Background(), `SELECT 'postgres://dstsafe_no_such_role@' || inet_server_addr() || ':' || inet_server_port() || '/' || current_database() || '?sslmode=disable'`).Scan(&dsn); err != nil {
-		t.Fatalf("reading the server's address: %v", err)
+	u, err := url.Parse(dstsafetest.RequireEnv(t, pgEnv))
+	if err != nil {
+		t.Fatalf("%s: %v", pgEnv, err)
 	}
-	stranger, err := sql.Open("pgx", dsn)
+	u.User = url.User("dstsafe_no_such_role")
+	stranger, err := sql.Open("pgx", u.String())
 	if err != nil {
 		t.Fatal(err)
 	}
