@@ -29,8 +29,14 @@ import (
 // with an error wrapping ErrInvalidRequest. When ctx ends, the error
 // wraps ctx.Err() (errors.Is(err, context.Canceled)).
 //
+// An error that retrying cannot fix (a table never migrated, a closed pool
+// or client, refused credentials) wraps ErrPermanent; other failures of
+// the storage are transient and wrap none of the sentinels.
+//
 // Implementations: MemoryLedger here, sqlledger (SQLite, PostgreSQL) and
-// redisledger. All of them pass dstsafetest.RunLedgerTests.
+// redisledger. All of them pass dstsafetest.RunLedgerTests. To write one,
+// see package ledgerkit: the checks above, the errors, and how to map a
+// storage's failures onto them.
 type Ledger interface {
 	// Claim claims (req.Job, req.Period) for req.Owner. It fails with an
 	// error wrapping ErrAlreadyClaimed (a *ClaimedError carrying the
@@ -196,17 +202,18 @@ func (e *ClaimedError) Unwrap() error { return ErrAlreadyClaimed }
 // Limits on what a ledger stores. Every backend enforces them, so a key
 // that one backend accepts is accepted by all.
 const (
-	// MaxKeyLen is the longest job name, period or owner, in bytes.
+	// MaxKeyLen is the longest job name, period, owner or schedule
+	// fingerprint, in bytes.
 	MaxKeyLen = 255
 	// MaxReasonLen is the longest failure reason kept, in bytes; longer
 	// reasons are cut at a rune boundary.
 	MaxReasonLen = 4096
 )
 
-// KeyError reports a job name, period, owner or List bound that a ledger
-// refuses. errors.Is(err, ErrInvalidKey) reports true for it.
+// KeyError reports a job name, period, owner, schedule or List bound that
+// a ledger refuses. errors.Is(err, ErrInvalidKey) reports true for it.
 type KeyError struct {
-	Field  string // "job", "period", "owner", "from" or "to"
+	Field  string // "job", "period", "owner", "schedule", "from" or "to"
 	Value  string // the value as given (possibly not UTF-8)
 	Reason string // "empty", "longer than 255 bytes", ...
 }
