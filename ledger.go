@@ -341,19 +341,24 @@ func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, err
 	return *r, nil
 }
 
-// holder returns the stored record of a period held with token, for
-// Heartbeat and Finish, under the shard's lock.
-func (m *MemoryLedger) holder(sh *memShard, job, period string, token int64) (*Record, error) {
+// held applies change to the stored record of a period held with token,
+// under its shard's lock: the compare-and-set of Heartbeat and Finish.
+func (m *MemoryLedger) held(job, period string, token int64, change func(r *Record, now time.Time)) (Record, error) {
+	sh := m.shard(period)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	r := sh.jobs[job][period]
 	if r == nil {
-		return nil, notFound(job, period)
+		return Record{}, notFound(job, period)
 	}
+	now := m.now()
 	if r.Token != token || r.State != StateRunning {
 		cur := *r
-		cur.State = cur.StateAt(m.now())
-		return nil, leaseLost(cur, token)
+		cur.State = cur.StateAt(now)
+		return Record{}, leaseLost(cur, token)
 	}
-	return r, nil
+	change(r, now)
+	return *r, nil
 }
 
 // Heartbeat implements Ledger. A zero lease means DefaultLease.
@@ -362,15 +367,9 @@ func (m *MemoryLedger) Heartbeat(ctx context.Context, job, period string, token 
 	if err != nil {
 		return Record{}, err
 	}
-	sh := m.shard(period)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	r, err := m.holder(sh, job, period, token)
-	if err != nil {
-		return Record{}, err
-	}
-	r.LeaseUntil = m.now().Add(lease)
-	return *r, nil
+	return m.held(job, period, token, func(r *Record, now time.Time) {
+		r.LeaseUntil = now.Add(lease)
+	})
 }
 
 // Finish implements Ledger. The reason is stored as valid UTF-8 without
@@ -380,17 +379,11 @@ func (m *MemoryLedger) Finish(ctx context.Context, job, period string, token int
 	if err != nil {
 		return Record{}, err
 	}
-	sh := m.shard(period)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	r, err := m.holder(sh, job, period, token)
-	if err != nil {
-		return Record{}, err
-	}
-	r.State = state
-	r.FinishedAt = m.now()
-	r.Reason = reason
-	return *r, nil
+	return m.held(job, period, token, func(r *Record, now time.Time) {
+		r.State = state
+		r.FinishedAt = now
+		r.Reason = reason
+	})
 }
 
 // Get implements Ledger.

@@ -279,14 +279,7 @@ func TestUnreachableServer(t *testing.T) {
 	// A port nothing listens on: 127.0.0.1:1 (tcpmux) is refused at once.
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	t.Cleanup(func() { _ = c.Close() })
-	l := redisledger.New(c)
-	ctx := context.Background()
-	_, claimErr := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w"})
-	_, hbErr := l.Heartbeat(ctx, "billing", "2024-11-03", 1, 0)
-	_, finErr := l.Finish(ctx, "billing", "2024-11-03", 1, dstsafe.StateSucceeded, "")
-	_, getErr := l.Get(ctx, "billing", "2024-11-03")
-	_, listErr := l.List(ctx, "billing", "", "")
-	for name, err := range map[string]error{"Claim": claimErr, "Heartbeat": hbErr, "Finish": finErr, "Get": getErr, "List": listErr} {
+	for name, err := range ledgerErrors(redisledger.New(c)) {
 		if err == nil {
 			t.Errorf("%s succeeded without a server", name)
 			continue

@@ -3,12 +3,12 @@ package redisledger_test
 import (
 	"context"
 	"errors"
-	"net"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
@@ -47,19 +47,7 @@ func TestClosedClientPermanent(t *testing.T) {
 // A connection the server (or a proxy) drops is not permanent: the next
 // call may get through. (TestUnreachableServer checks a refused one.)
 func TestDroppedConnectionNotPermanent(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	noErr(t, err, "Listen")
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	c := redis.NewClient(&redis.Options{Addr: ln.Addr().String(), MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: dstsafetest.DroppingServer(t), MaxRetries: -1})
 	t.Cleanup(func() { _ = c.Close() })
 	for method, err := range ledgerErrors(redisledger.New(c)) {
 		if err == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"net"
 	"net/url"
 	"path/filepath"
 	"testing"
@@ -88,24 +87,9 @@ func TestPostgresUnknownRolePermanent(t *testing.T) {
 }
 
 // A connection that drops is not permanent: the next call may reach the
-// server. The listener takes each connection and closes it at once, as a
-// server restarting or a proxy cutting idle connections does.
+// server.
 func TestDroppedConnectionNotPermanent(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	db, err := sql.Open("pgx", "postgres://dstsafe@"+ln.Addr().String()+"/dstsafe?sslmode=disable")
+	db, err := sql.Open("pgx", "postgres://dstsafe@"+dstsafetest.DroppingServer(t)+"/dstsafe?sslmode=disable")
 	if err != nil {
 		t.Fatal(err)
 	}
