@@ -98,10 +98,7 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 			Job: req.Job, Period: req.Period, State: dstsafe.StateRunning, Owner: req.Owner,
 			Token: 1, Attempt: 1, StartedAt: now, LeaseUntil: now.Add(lease), Schedule: req.Schedule,
 		}
-		var (
-			ok  bool
-			err error
-		)
+		var ok bool
 		if cur == nil {
 			ok, cur, err = l.create(ctx, key, idx, next)
 		} else {
