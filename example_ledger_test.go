@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jonboulle/clockwork"
@@ -205,94 +204,10 @@ func ExampleState_String() {
 	// Output: running succeeded failed abandoned skipped invalid
 }
 
-func ExampleValidateKey() {
-	for _, k := range []string{"2024-11-03", "", "factura\xe7ion", strings.Repeat("x", 256)} {
-		err := dstsafe.ValidateKey("period", k)
-		var ke *dstsafe.KeyError
-		if errors.As(err, &ke) {
-			fmt.Println(errors.Is(err, dstsafe.ErrInvalidKey), ke.Reason)
-		} else {
-			fmt.Println(err)
-		}
-	}
-	// Output:
-	// <nil>
-	// true empty
-	// true not valid UTF-8
-	// true longer than 255 bytes
-}
-
-func ExampleValidateKeys() {
-	fmt.Println(dstsafe.ValidateKeys("billing", ""))
-	// Output: dstsafe: invalid ledger key: period "": empty
-}
-
-func ExampleValidateBound() {
-	fmt.Println(dstsafe.ValidateBound("from", ""), dstsafe.ValidateBound("to", "2024-12-01"))
-	fmt.Println(dstsafe.ValidateBound("to", "\xff"))
-	// Output:
-	// <nil> <nil>
-	// dstsafe: invalid ledger key: to "\xff": not valid UTF-8
-}
-
 func ExampleKeyError() {
 	_, err := dstsafe.NewMemoryLedger(exampleClock()).Claim(context.Background(),
 		dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: ""})
 	var ke *dstsafe.KeyError
 	fmt.Println(errors.As(err, &ke), ke.Field, ke.Reason)
 	// Output: true owner empty
-}
-
-func ExampleClaimRequest_Validate() {
-	req := dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w", Lease: -time.Second}
-	err := req.Validate()
-	fmt.Println(errors.Is(err, dstsafe.ErrInvalidRequest), err)
-	// Output: true dstsafe: invalid ledger request: negative lease -1s
-}
-
-func ExampleEffectiveLease() {
-	for _, d := range []time.Duration{0, 90 * time.Second, 1500 * time.Nanosecond, -time.Second} {
-		l, err := dstsafe.EffectiveLease(d)
-		fmt.Println(l, err != nil)
-	}
-	// Output:
-	// 1m0s false
-	// 1m30s false
-	// 1µs false
-	// 0s true
-}
-
-func ExampleValidateFinishState() {
-	fmt.Println(dstsafe.ValidateFinishState(dstsafe.StateSkipped))
-	fmt.Println(dstsafe.ValidateFinishState(dstsafe.StateAbandoned))
-	// Output:
-	// <nil>
-	// dstsafe: invalid ledger request: cannot finish in state abandoned (4)
-}
-
-func ExampleNormalizeReason() {
-	fmt.Printf("%+q\n", dstsafe.NormalizeReason("timeout\x00 from \xff legacy gateway"))
-	fmt.Println(len(dstsafe.NormalizeReason(strings.Repeat("€", 2000))))
-	// Output:
-	// "timeout from \ufffd legacy gateway"
-	// 4095
-}
-
-func ExampleLedgerTime() {
-	chicago := time.FixedZone("CDT", -5*60*60)
-	t := time.Date(2024, 11, 3, 1, 30, 0, 123456789, chicago)
-	fmt.Println(dstsafe.LedgerTime(t))
-	// Output: 2024-11-03 06:30:00.123456 +0000 UTC
-}
-
-func ExampleLeaseLost() {
-	cur := dstsafe.Record{Job: "billing", Period: "2024-11-03", State: dstsafe.StateSucceeded, Token: 3, Owner: "w2"}
-	err := dstsafe.LeaseLost(cur, 2)
-	fmt.Println(errors.Is(err, dstsafe.ErrLeaseLost))
-	// Output: true
-}
-
-func ExampleNotFound() {
-	fmt.Println(errors.Is(dstsafe.NotFound("billing", "2024-11-03"), dstsafe.ErrNotFound))
-	// Output: true
 }

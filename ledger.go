@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // A Ledger records which logical periods of which jobs have been claimed,
@@ -30,8 +29,14 @@ import (
 // with an error wrapping ErrInvalidRequest. When ctx ends, the error
 // wraps ctx.Err() (errors.Is(err, context.Canceled)).
 //
+// An error that retrying cannot fix (a table never migrated, a closed pool
+// or client, refused credentials) wraps ErrPermanent; other failures of
+// the storage are transient and wrap none of the sentinels.
+//
 // Implementations: MemoryLedger here, sqlledger (SQLite, PostgreSQL) and
-// redisledger. All of them pass dstsafetest.RunLedgerTests.
+// redisledger. All of them pass dstsafetest.RunLedgerTests. To write one,
+// see package ledgerkit: the checks above, the errors, and how to map a
+// storage's failures onto them.
 type Ledger interface {
 	// Claim claims (req.Job, req.Period) for req.Owner. It fails with an
 	// error wrapping ErrAlreadyClaimed (a *ClaimedError carrying the
@@ -197,17 +202,18 @@ func (e *ClaimedError) Unwrap() error { return ErrAlreadyClaimed }
 // Limits on what a ledger stores. Every backend enforces them, so a key
 // that one backend accepts is accepted by all.
 const (
-	// MaxKeyLen is the longest job name, period or owner, in bytes.
+	// MaxKeyLen is the longest job name, period, owner or schedule
+	// fingerprint, in bytes.
 	MaxKeyLen = 255
 	// MaxReasonLen is the longest failure reason kept, in bytes; longer
-	// reasons are cut at a rune boundary (see NormalizeReason).
+	// reasons are cut at a rune boundary.
 	MaxReasonLen = 4096
 )
 
-// KeyError reports a job name, period, owner or List bound that a ledger
-// refuses. errors.Is(err, ErrInvalidKey) reports true for it.
+// KeyError reports a job name, period, owner, schedule or List bound that
+// a ledger refuses. errors.Is(err, ErrInvalidKey) reports true for it.
 type KeyError struct {
-	Field  string // "job", "period", "owner", "from" or "to"
+	Field  string // "job", "period", "owner", "schedule", "from" or "to"
 	Value  string // the value as given (possibly not UTF-8)
 	Reason string // "empty", "longer than 255 bytes", ...
 }
@@ -218,123 +224,6 @@ func (e *KeyError) Error() string {
 
 // Unwrap returns ErrInvalidKey.
 func (e *KeyError) Unwrap() error { return ErrInvalidKey }
-
-// ValidateKey checks a job name, period or owner: non-empty, at most
-// MaxKeyLen bytes, valid UTF-8 and free of NUL bytes (PostgreSQL's text type
-// cannot hold NUL). field names the argument in the error, a *KeyError
-// wrapping ErrInvalidKey. Backends call it before touching storage.
-func ValidateKey(field, s string) error {
-	switch {
-	case s == "":
-		return &KeyError{Field: field, Value: s, Reason: "empty"}
-	case len(s) > MaxKeyLen:
-		return &KeyError{Field: field, Value: s, Reason: fmt.Sprintf("longer than %d bytes", MaxKeyLen)}
-	}
-	return validateText(field, s)
-}
-
-// ValidateBound checks a List bound: like ValidateKey, except that empty
-// means open and the length is not limited.
-func ValidateBound(field, s string) error {
-	return validateText(field, s)
-}
-
-// validateOptional checks a field that may be empty but is otherwise held
-// to the rules of a key.
-func validateOptional(field, s string) error {
-	if s == "" {
-		return nil
-	}
-	return ValidateKey(field, s)
-}
-
-func validateText(field, s string) error {
-	if !utf8.ValidString(s) {
-		return &KeyError{Field: field, Value: s, Reason: "not valid UTF-8"}
-	}
-	if strings.IndexByte(s, 0) >= 0 {
-		return &KeyError{Field: field, Value: s, Reason: "contains a NUL byte"}
-	}
-	return nil
-}
-
-// Validate checks a claim request: keys by ValidateKey, a lease and a
-// MaxAttempts that are not negative. Errors wrap ErrInvalidKey or
-// ErrInvalidRequest.
-func (r ClaimRequest) Validate() error {
-	if err := ValidateKeys(r.Job, r.Period); err != nil {
-		return err
-	}
-	if err := ValidateKey("owner", r.Owner); err != nil {
-		return err
-	}
-	if err := validateOptional("schedule", r.Schedule); err != nil {
-		return err
-	}
-	if _, err := EffectiveLease(r.Lease); err != nil {
-		return err
-	}
-	if r.Retry.MaxAttempts < 0 {
-		return fmt.Errorf("%w: negative Retry.MaxAttempts %d", ErrInvalidRequest, r.Retry.MaxAttempts)
-	}
-	return nil
-}
-
-// ValidateKeys checks a job name and a period with ValidateKey.
-func ValidateKeys(job, period string) error {
-	if err := ValidateKey("job", job); err != nil {
-		return err
-	}
-	return ValidateKey("period", period)
-}
-
-// EffectiveLease returns the lease a claim or heartbeat asking for d gets:
-// DefaultLease for zero, d itself when positive, and an error wrapping
-// ErrInvalidRequest when negative. Leases below a microsecond round up to
-// one, since instants are kept to microseconds.
-func EffectiveLease(d time.Duration) (time.Duration, error) {
-	switch {
-	case d < 0:
-		return 0, fmt.Errorf("%w: negative lease %v", ErrInvalidRequest, d)
-	case d == 0:
-		return DefaultLease, nil
-	case d < time.Microsecond:
-		return time.Microsecond, nil
-	}
-	return d.Truncate(time.Microsecond), nil
-}
-
-// ValidateFinishState reports an error wrapping ErrInvalidRequest unless s
-// is a state a run can finish in: StateSucceeded, StateFailed, StateSkipped.
-func ValidateFinishState(s State) error {
-	switch s {
-	case StateSucceeded, StateFailed, StateSkipped:
-		return nil
-	}
-	return fmt.Errorf("%w: cannot finish in state %s (%d)", ErrInvalidRequest, s, uint8(s))
-}
-
-// NormalizeReason returns the reason a ledger stores for Finish: invalid
-// UTF-8 replaced by U+FFFD, NUL bytes dropped, cut to MaxReasonLen bytes at
-// a rune boundary. A result is never refused for its reason.
-func NormalizeReason(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.ReplaceAll(s, "\x00", "")
-	if len(s) <= MaxReasonLen {
-		return s
-	}
-	cut := MaxReasonLen
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
-
-// LedgerTime returns t as ledgers store it: in UTC, truncated to
-// microseconds, without a monotonic clock reading.
-func LedgerTime(t time.Time) time.Time {
-	return t.UTC().Truncate(time.Microsecond)
-}
 
 // StateAt returns the state of r at instant now: StateAbandoned for a
 // running record whose lease ended before now, r.State otherwise.
@@ -365,19 +254,6 @@ func (p RetryPolicy) Allows(existing Record) bool {
 		return false
 	}
 	return existing.Attempt < p.MaxAttempts
-}
-
-// LeaseLost returns the error Heartbeat and Finish report when token no
-// longer holds the period whose record is cur: it wraps ErrLeaseLost and
-// names the current token and state.
-func LeaseLost(cur Record, token int64) error {
-	return fmt.Errorf("%w: job %q period %q: token %d does not hold it (token %d, %s, owner %q)",
-		ErrLeaseLost, cur.Job, cur.Period, token, cur.Token, cur.State, cur.Owner)
-}
-
-// NotFound returns the error wrapping ErrNotFound for a period without a record.
-func NotFound(job, period string) error {
-	return fmt.Errorf("%w: job %q period %q", ErrNotFound, job, period)
 }
 
 // MemoryLedger is a Ledger held in memory: for tests, examples and
@@ -418,7 +294,7 @@ func NewMemoryLedger(clock Clock) *MemoryLedger {
 	return m
 }
 
-func (m *MemoryLedger) now() time.Time { return LedgerTime(m.clock.Now()) }
+func (m *MemoryLedger) now() time.Time { return ledgerTime(m.clock.Now()) }
 
 func (m *MemoryLedger) shard(period string) *memShard {
 	return &m.shards[maphash.String(m.seed, period)%memShards]
@@ -429,13 +305,10 @@ func (m *MemoryLedger) shard(period string) *memShard {
 // Attempt, so the previous holder's Heartbeat and Finish get ErrLeaseLost.
 // ctx is only checked on entry: a memory claim does not block.
 func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, error) {
-	if err := ctx.Err(); err != nil {
+	lease, err := checkClaim(ctx, req)
+	if err != nil {
 		return Record{}, err
 	}
-	if err := req.Validate(); err != nil {
-		return Record{}, err
-	}
-	lease, _ := EffectiveLease(req.Lease)
 	sh := m.shard(req.Period)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -468,74 +341,54 @@ func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, err
 	return *r, nil
 }
 
-// holder returns the stored record of a period held with token, for
-// Heartbeat and Finish, under the shard's lock.
-func (m *MemoryLedger) holder(sh *memShard, job, period string, token int64) (*Record, error) {
+// held applies change to the stored record of a period held with token,
+// under its shard's lock: the compare-and-set of Heartbeat and Finish.
+func (m *MemoryLedger) held(job, period string, token int64, change func(r *Record, now time.Time)) (Record, error) {
+	sh := m.shard(period)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	r := sh.jobs[job][period]
 	if r == nil {
-		return nil, NotFound(job, period)
+		return Record{}, notFound(job, period)
 	}
+	now := m.now()
 	if r.Token != token || r.State != StateRunning {
 		cur := *r
-		cur.State = cur.StateAt(m.now())
-		return nil, LeaseLost(cur, token)
+		cur.State = cur.StateAt(now)
+		return Record{}, leaseLost(cur, token)
 	}
-	return r, nil
+	change(r, now)
+	return *r, nil
 }
 
 // Heartbeat implements Ledger. A zero lease means DefaultLease.
 func (m *MemoryLedger) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (Record, error) {
-	if err := ctx.Err(); err != nil {
-		return Record{}, err
-	}
-	if err := ValidateKeys(job, period); err != nil {
-		return Record{}, err
-	}
-	lease, err := EffectiveLease(lease)
+	lease, err := checkHeartbeat(ctx, job, period, lease)
 	if err != nil {
 		return Record{}, err
 	}
-	sh := m.shard(period)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	r, err := m.holder(sh, job, period, token)
-	if err != nil {
-		return Record{}, err
-	}
-	r.LeaseUntil = m.now().Add(lease)
-	return *r, nil
+	return m.held(job, period, token, func(r *Record, now time.Time) {
+		r.LeaseUntil = now.Add(lease)
+	})
 }
 
-// Finish implements Ledger. The reason is stored as NormalizeReason(reason).
+// Finish implements Ledger. The reason is stored as valid UTF-8 without
+// NUL bytes, cut to MaxReasonLen bytes (ledgerkit.NormalizeReason).
 func (m *MemoryLedger) Finish(ctx context.Context, job, period string, token int64, state State, reason string) (Record, error) {
-	if err := ctx.Err(); err != nil {
-		return Record{}, err
-	}
-	if err := ValidateKeys(job, period); err != nil {
-		return Record{}, err
-	}
-	if err := ValidateFinishState(state); err != nil {
-		return Record{}, err
-	}
-	sh := m.shard(period)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	r, err := m.holder(sh, job, period, token)
+	reason, err := checkFinish(ctx, job, period, state, reason)
 	if err != nil {
 		return Record{}, err
 	}
-	r.State = state
-	r.FinishedAt = m.now()
-	r.Reason = NormalizeReason(reason)
-	return *r, nil
+	return m.held(job, period, token, func(r *Record, now time.Time) {
+		r.State = state
+		r.FinishedAt = now
+		r.Reason = reason
+	})
 }
 
 // Get implements Ledger.
 func (m *MemoryLedger) Get(ctx context.Context, job, period string) (Record, error) {
-	if err := ctx.Err(); err != nil {
-		return Record{}, err
-	}
-	if err := ValidateKeys(job, period); err != nil {
+	if err := checkKeys(ctx, job, period); err != nil {
 		return Record{}, err
 	}
 	sh := m.shard(period)
@@ -543,7 +396,7 @@ func (m *MemoryLedger) Get(ctx context.Context, job, period string) (Record, err
 	defer sh.mu.RUnlock()
 	r := sh.jobs[job][period]
 	if r == nil {
-		return Record{}, NotFound(job, period)
+		return Record{}, notFound(job, period)
 	}
 	cur := *r
 	cur.State = cur.StateAt(m.now())
@@ -554,16 +407,7 @@ func (m *MemoryLedger) Get(ctx context.Context, job, period string) (Record, err
 // job without records or a range without periods. It is not a snapshot:
 // records claimed while it runs may be missing.
 func (m *MemoryLedger) List(ctx context.Context, job, from, to string) ([]Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := ValidateKey("job", job); err != nil {
-		return nil, err
-	}
-	if err := ValidateBound("from", from); err != nil {
-		return nil, err
-	}
-	if err := ValidateBound("to", to); err != nil {
+	if err := checkList(ctx, job, from, to); err != nil {
 		return nil, err
 	}
 	now := m.now()

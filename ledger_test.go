@@ -11,6 +11,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
 func TestMemoryLedger(t *testing.T) {
@@ -35,7 +36,7 @@ func TestValidateKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := dstsafe.ValidateKey("period", tt.key)
+			err := ledgerkit.ValidateKey("period", tt.key)
 			if tt.ok {
 				if err != nil {
 					t.Fatalf("ValidateKey(%q) = %v, want nil", tt.key, err)
@@ -65,7 +66,7 @@ func TestEffectiveLease(t *testing.T) {
 		{-time.Second, 0, dstsafe.ErrInvalidRequest},    // a lease in the past is a bug
 	}
 	for _, tt := range tests {
-		got, err := dstsafe.EffectiveLease(tt.in)
+		got, err := ledgerkit.EffectiveLease(tt.in)
 		if tt.err != nil {
 			if !errors.Is(err, tt.err) {
 				t.Errorf("EffectiveLease(%v) = %v, %v; want %v", tt.in, got, err, tt.err)
@@ -89,7 +90,7 @@ func TestNormalizeReason(t *testing.T) {
 		{long, long[:dstsafe.MaxReasonLen/3*3]},
 	}
 	for _, tt := range tests {
-		if got := dstsafe.NormalizeReason(tt.in); got != tt.want {
+		if got := ledgerkit.NormalizeReason(tt.in); got != tt.want {
 			t.Errorf("NormalizeReason(%.20q...) = %.20q... (%d bytes), want %d bytes", tt.in, got, len(got), len(tt.want))
 		}
 	}
@@ -197,11 +198,11 @@ func FuzzNormalizeReason(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := dstsafe.NormalizeReason(s)
+		got := ledgerkit.NormalizeReason(s)
 		if !utf8.ValidString(got) || strings.ContainsRune(got, 0) || len(got) > dstsafe.MaxReasonLen {
 			t.Fatalf("NormalizeReason(%q) = %q", s, got)
 		}
-		if again := dstsafe.NormalizeReason(got); again != got {
+		if again := ledgerkit.NormalizeReason(got); again != got {
 			t.Fatalf("NormalizeReason not idempotent: %q -> %q", got, again)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
 // NewLedgerFunc returns a fresh, empty Ledger for one subtest of
@@ -36,10 +37,15 @@ var SuiteStart = time.Date(2024, 11, 3, 6, 30, 0, 123456789, time.UTC)
 // that of many concurrent claims of one period exactly one wins.
 //
 // Each subtest calls newLedger for a fresh ledger with its own fake clock
-// set to SuiteStart.
-func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc) {
+// set to SuiteStart. Options say what else the backend can do (a broken
+// ledger to check its permanent errors with) or cannot do yet; the
+// subtests they govern skip, naming the missing capability, without them.
+func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOption) {
 	t.Helper()
 	s := suite{newLedger: newLedger}
+	for _, o := range opts {
+		o(&s.caps)
+	}
 	tests := []struct {
 		name string
 		fn   func(t *testing.T)
@@ -63,13 +69,14 @@ func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc) {
 		{"CanceledContext", s.testCanceledContext},
 		{"ConcurrentClaims", s.testConcurrentClaims},
 	}
-	for _, tt := range tests {
+	for _, tt := range append(tests, s.capabilityTests()...) {
 		t.Run(tt.name, tt.fn)
 	}
 }
 
 type suite struct {
 	newLedger NewLedgerFunc
+	caps      capabilities // see ledgersuite_caps.go
 }
 
 func (s suite) setup(t *testing.T) (dstsafe.Ledger, *clockwork.FakeClock) {
@@ -81,7 +88,7 @@ func (s suite) setup(t *testing.T) (dstsafe.Ledger, *clockwork.FakeClock) {
 }
 
 // now is the fake clock's instant as ledgers store it.
-func now(clock *clockwork.FakeClock) time.Time { return dstsafe.LedgerTime(clock.Now()) }
+func now(clock *clockwork.FakeClock) time.Time { return ledgerkit.LedgerTime(clock.Now()) }
 
 func claim(t *testing.T, l dstsafe.Ledger, req dstsafe.ClaimRequest) dstsafe.Record {
 	t.Helper()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
 func TestMemoryLedgerPassesSuite(t *testing.T) {
@@ -41,7 +42,7 @@ type reclaims struct{ *dstsafe.MemoryLedger }
 func (r reclaims) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
 	req.Retry = dstsafe.RetryPolicy{MaxAttempts: 1 << 30, Failed: true, Abandoned: true}
 	rec, err := r.MemoryLedger.Claim(ctx, req)
-	if err != nil && req.Validate() == nil {
+	if _, bad := ledgerkit.CheckClaim(ctx, req); err != nil && bad == nil {
 		if g, gerr := r.MemoryLedger.Get(ctx, req.Job, req.Period); gerr == nil {
 			return g, nil // "it's running, go ahead"
 		}

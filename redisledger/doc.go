@@ -37,6 +37,9 @@
 //	   "claim":"9c1e4f0a2b7d3e18"}
 //	dstsafe:{7:billing}:periods   ZSET: 2024-11-03, ...
 //
+// A claim that gives a ClaimRequest.Schedule adds "schedule"; records
+// without it (written before it was kept) read with an empty one.
+//
 // The job name is length-prefixed (so no two pairs share a key, whatever
 // they contain) and inside braces, a Redis Cluster hash tag: a job's keys
 // live in one slot, and each script touches only those.
@@ -65,4 +68,10 @@
 // the caller, abandoned after its lease, never a second run. A value under
 // a ledger key that the ledger did not write is a *CorruptRecordError and
 // is never overwritten.
+//
+// Failures that retrying cannot fix also match dstsafe.ErrPermanent: a
+// closed client (redis.ErrClosed), credentials or permissions the server
+// refused (NOAUTH, WRONGPASS, NOPERM), a ledger key holding another type
+// (WRONGTYPE) and a *CorruptRecordError. A refused or dropped connection,
+// a timeout or a server still loading its data are transient.
 package redisledger

@@ -39,7 +39,7 @@ func FuzzKeysUnambiguous(f *testing.F) {
 func FuzzDecode(f *testing.F) {
 	r := dstsafe.Record{
 		Job: "billing", Period: "2024-11-03", State: dstsafe.StateFailed, Owner: "host-a",
-		Token: 3, Attempt: 2, Reason: "card declined",
+		Token: 3, Attempt: 2, Reason: "card declined", Schedule: "CRON_TZ=America/Chicago 30 1 * * *",
 		StartedAt:  time.Date(2024, 11, 3, 6, 30, 0, 123456000, time.UTC),
 		LeaseUntil: time.Date(2024, 11, 3, 6, 31, 0, 123456000, time.UTC),
 		FinishedAt: time.Date(2024, 11, 3, 6, 30, 41, 0, time.UTC),

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
-	"github.com/dstsafe/dstsafe"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
 // Ledger is a dstsafe.Ledger kept in Redis (see the package doc for the
@@ -83,25 +86,19 @@ var ErrContended = errors.New("redisledger: record contended")
 // a client-side retry of a claim whose reply was lost recognises its own
 // write (each claim carries a random id) instead of locking itself out.
 func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
-	if err := ctx.Err(); err != nil {
+	lease, err := ledgerkit.CheckClaim(ctx, req)
+	if err != nil {
 		return dstsafe.Record{}, err
 	}
-	if err := req.Validate(); err != nil {
-		return dstsafe.Record{}, err
-	}
-	lease, _ := dstsafe.EffectiveLease(req.Lease)
 	key, idx := l.recordKey(req.Job, req.Period), l.indexKey(req.Job)
 	var cur *entry // nil: no record (yet)
 	for range maxSwaps {
 		now := l.now()
 		next := dstsafe.Record{
 			Job: req.Job, Period: req.Period, State: dstsafe.StateRunning, Owner: req.Owner,
-			Token: 1, Attempt: 1, StartedAt: now, LeaseUntil: now.Add(lease),
+			Token: 1, Attempt: 1, StartedAt: now, LeaseUntil: now.Add(lease), Schedule: req.Schedule,
 		}
-		var (
-			ok  bool
-			err error
-		)
+		var ok bool
 		if cur == nil {
 			ok, cur, err = l.create(ctx, key, idx, next)
 		} else {
@@ -132,13 +129,7 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 // if token no longer holds the period or the period is no longer running,
 // with dstsafe.ErrNotFound if it was never claimed.
 func (l *Ledger) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (dstsafe.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return dstsafe.Record{}, err
-	}
-	if err := dstsafe.ValidateKeys(job, period); err != nil {
-		return dstsafe.Record{}, err
-	}
-	lease, err := dstsafe.EffectiveLease(lease)
+	lease, err := ledgerkit.CheckHeartbeat(ctx, job, period, lease)
 	if err != nil {
 		return dstsafe.Record{}, err
 	}
@@ -151,20 +142,14 @@ func (l *Ledger) Heartbeat(ctx context.Context, job, period string, token int64,
 // Finish ends the running claim held with token in state, which must be
 // dstsafe.StateSucceeded, StateFailed or StateSkipped (else
 // dstsafe.ErrInvalidRequest); reason is stored as
-// dstsafe.NormalizeReason(reason). It fails with dstsafe.ErrLeaseLost if
+// ledgerkit.NormalizeReason(reason). It fails with dstsafe.ErrLeaseLost if
 // token no longer holds the period, and then writes nothing. With
 // WithFinishedTTL the record starts to expire here.
 func (l *Ledger) Finish(ctx context.Context, job, period string, token int64, state dstsafe.State, reason string) (dstsafe.Record, error) {
-	if err := ctx.Err(); err != nil {
+	reason, err := ledgerkit.CheckFinish(ctx, job, period, state, reason)
+	if err != nil {
 		return dstsafe.Record{}, err
 	}
-	if err := dstsafe.ValidateKeys(job, period); err != nil {
-		return dstsafe.Record{}, err
-	}
-	if err := dstsafe.ValidateFinishState(state); err != nil {
-		return dstsafe.Record{}, err
-	}
-	reason = dstsafe.NormalizeReason(reason)
 	return l.transition(ctx, "finish", job, period, token, func(r dstsafe.Record, now time.Time) dstsafe.Record {
 		r.State = state
 		r.FinishedAt = now
@@ -187,13 +172,13 @@ func (l *Ledger) transition(ctx context.Context, op, job, period string, token i
 		if cur == nil {
 			// The record vanished between our read and our write: its
 			// finished TTL ran out, so it was not running with our token.
-			return dstsafe.Record{}, dstsafe.NotFound(job, period)
+			return dstsafe.Record{}, ledgerkit.NotFound(job, period)
 		}
 		now := l.now()
 		if cur.rec.Token != token || cur.rec.State != dstsafe.StateRunning {
 			lost := cur.rec
 			lost.State = lost.StateAt(now)
-			return dstsafe.Record{}, dstsafe.LeaseLost(lost, token)
+			return dstsafe.Record{}, ledgerkit.LeaseLost(lost, token)
 		}
 		next := change(cur.rec, now)
 		ok, again, err := l.swap(ctx, op, key, idx, cur.raw, next, cur.claim)
@@ -213,10 +198,7 @@ func (l *Ledger) transition(ctx context.Context, op, job, period string, token i
 // dstsafe.ErrNotFound if the period was never claimed (or its record
 // expired, see WithFinishedTTL).
 func (l *Ledger) Get(ctx context.Context, job, period string) (dstsafe.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return dstsafe.Record{}, err
-	}
-	if err := dstsafe.ValidateKeys(job, period); err != nil {
+	if err := ledgerkit.CheckGet(ctx, job, period); err != nil {
 		return dstsafe.Record{}, err
 	}
 	e, err := l.get(ctx, "get", l.recordKey(job, period), job, period)
@@ -241,16 +223,7 @@ const listPage = 500
 // or may not be in it. Periods whose record expired (WithFinishedTTL) are
 // left out and dropped from the index.
 func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := dstsafe.ValidateKey("job", job); err != nil {
-		return nil, err
-	}
-	if err := dstsafe.ValidateBound("from", from); err != nil {
-		return nil, err
-	}
-	if err := dstsafe.ValidateBound("to", to); err != nil {
+	if err := ledgerkit.CheckList(ctx, job, from, to); err != nil {
 		return nil, err
 	}
 	out := []dstsafe.Record{}
@@ -317,7 +290,7 @@ func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Reco
 	return out, nil
 }
 
-func (l *Ledger) now() time.Time { return dstsafe.LedgerTime(l.clock.Now()) }
+func (l *Ledger) now() time.Time { return ledgerkit.LedgerTime(l.clock.Now()) }
 
 // recordKey is the key of the record of (job, period).
 func (l *Ledger) recordKey(job, period string) string {
@@ -342,7 +315,7 @@ func (l *Ledger) jobPrefix(job string) string {
 func (l *Ledger) get(ctx context.Context, op, key, job, period string) (entry, error) {
 	raw, err := l.client.Get(ctx, key).Result()
 	if errors.Is(err, redis.Nil) {
-		return entry{}, dstsafe.NotFound(job, period)
+		return entry{}, ledgerkit.NotFound(job, period)
 	}
 	if err != nil {
 		return entry{}, l.wrap(op, job, period, err)
@@ -416,8 +389,29 @@ func newClaimID() string {
 
 // wrap reports a failure of Redis itself or of ctx. It is none of the
 // ledger's conditions: the caller cannot know whether a write happened.
+// It is the one place where the package decides what a client error
+// means: see interpretError.
 func (l *Ledger) wrap(op, job, period string, err error) error {
-	return fmt.Errorf("redisledger: %s %q %q: %w", op, job, period, err)
+	return fmt.Errorf("redisledger: %s %q %q: %w", op, job, period, interpretError(err))
+}
+
+// interpretError marks the client errors that retrying cannot fix with
+// dstsafe.ErrPermanent: a closed client, credentials the server refused
+// (NOAUTH, WRONGPASS) or an ACL that forbids the ledger's commands
+// (NOPERM), and a ledger key holding another type than the ledger writes
+// (WRONGTYPE: something else wrote there). Connection errors, timeouts,
+// LOADING and ctx are transient: the next call may work.
+func interpretError(err error) error {
+	var reply redis.Error
+	switch {
+	case errors.Is(err, redis.ErrClosed), redis.IsAuthError(err), redis.IsPermissionError(err):
+		return ledgerkit.Permanent(err)
+	case errors.As(err, &reply) && strings.Contains(reply.Error(), "WRONGTYPE"):
+		// Inside a script, older servers prefix the reply ("ERR Error
+		// running script ...: WRONGTYPE ..."), so look for it anywhere.
+		return ledgerkit.Permanent(err)
+	}
+	return err
 }
 
 func (l *Ledger) contended(op, job, period string) error {

@@ -30,7 +30,12 @@ func TestLedgerConformance(t *testing.T) {
 			dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
 				opts := append([]redisledger.Option{redisledger.WithKeyPrefix(testPrefix(t, c)), redisledger.WithClock(clock)}, opts...)
 				return redisledger.New(c, opts...)
-			})
+			}, dstsafetest.WithBrokenLedger("closed client", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+				closed := redis.NewClient(&redis.Options{Addr: c.Options().Addr})
+				l := redisledger.New(closed, append([]redisledger.Option{redisledger.WithClock(clock)}, opts...)...)
+				noErr(t, closed.Close(), "Close")
+				return l
+			}))
 		})
 	}
 }
@@ -274,19 +279,13 @@ func TestUnreachableServer(t *testing.T) {
 	// A port nothing listens on: 127.0.0.1:1 (tcpmux) is refused at once.
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	t.Cleanup(func() { _ = c.Close() })
-	l := redisledger.New(c)
-	ctx := context.Background()
-	_, claimErr := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w"})
-	_, hbErr := l.Heartbeat(ctx, "billing", "2024-11-03", 1, 0)
-	_, finErr := l.Finish(ctx, "billing", "2024-11-03", 1, dstsafe.StateSucceeded, "")
-	_, getErr := l.Get(ctx, "billing", "2024-11-03")
-	_, listErr := l.List(ctx, "billing", "", "")
-	for name, err := range map[string]error{"Claim": claimErr, "Heartbeat": hbErr, "Finish": finErr, "Get": getErr, "List": listErr} {
+	for name, err := range ledgerErrors(redisledger.New(c)) {
 		if err == nil {
 			t.Errorf("%s succeeded without a server", name)
 			continue
 		}
-		for _, sentinel := range []error{dstsafe.ErrAlreadyClaimed, dstsafe.ErrLeaseLost, dstsafe.ErrNotFound, dstsafe.ErrInvalidKey} {
+		// Nor is it permanent: the server may be restarting.
+		for _, sentinel := range []error{dstsafe.ErrAlreadyClaimed, dstsafe.ErrLeaseLost, dstsafe.ErrNotFound, dstsafe.ErrInvalidKey, dstsafe.ErrPermanent} {
 			if errors.Is(err, sentinel) {
 				t.Errorf("%s: %v is %v", name, err, sentinel)
 			}

@@ -14,6 +14,8 @@ import (
 // UTC. Claim is a random id of the claim (attempt) that wrote the record; it
 // lets a claim retried by the client after a lost reply recognise its own
 // write instead of reporting the period as claimed by someone else.
+// Schedule is absent from records written before it was kept, and from
+// claims that give none: both read as "".
 type stored struct {
 	Job        string    `json:"job"`
 	Period     string    `json:"period"`
@@ -25,6 +27,7 @@ type stored struct {
 	LeaseUntil time.Time `json:"lease_until,omitzero"`
 	FinishedAt time.Time `json:"finished_at,omitzero"`
 	Reason     string    `json:"reason,omitempty"`
+	Schedule   string    `json:"schedule,omitempty"`
 	Claim      string    `json:"claim"`
 }
 
@@ -42,6 +45,10 @@ func (e *CorruptRecordError) Error() string {
 
 // Unwrap returns the decoding error.
 func (e *CorruptRecordError) Unwrap() error { return e.Err }
+
+// Is reports true for dstsafe.ErrPermanent: retrying cannot repair the
+// value; someone must look at it (redis-cli GET) and delete or restore it.
+func (e *CorruptRecordError) Is(target error) bool { return target == dstsafe.ErrPermanent }
 
 var stateNames = map[string]dstsafe.State{
 	dstsafe.StateRunning.String():   dstsafe.StateRunning,
@@ -72,6 +79,7 @@ func encode(r dstsafe.Record, claim string) (string, error) {
 		LeaseUntil: r.LeaseUntil.UTC(),
 		FinishedAt: r.FinishedAt.UTC(),
 		Reason:     r.Reason,
+		Schedule:   r.Schedule,
 		Claim:      claim,
 	}
 	b, err := json.Marshal(s)
@@ -107,6 +115,7 @@ func decode(key, raw string) (entry, error) {
 			FinishedAt: s.FinishedAt.UTC(),
 			LeaseUntil: s.LeaseUntil.UTC(),
 			Reason:     s.Reason,
+			Schedule:   s.Schedule,
 		},
 	}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
 // A durable commit costs a WAL flush: about 2.7 ms on this project's test
@@ -136,7 +137,7 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 			continue // a second claim of the period in the group loses on its own
 		}
 		first[k] = c
-		lease, _ := dstsafe.EffectiveLease(c.req.Lease)
+		lease, _ := ledgerkit.EffectiveLease(c.req.Lease)
 		jobs, periods, owners = append(jobs, c.req.Job), append(periods, c.req.Period), append(owners, c.req.Owner)
 		leases = append(leases, now.Add(lease))
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"modernc.org/sqlite"
+	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
 var (
@@ -34,17 +34,45 @@ func (e *ConfigError) Error() string {
 // Unwrap returns ErrInvalidConfig.
 func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
 
-// mapErr wraps a database error from op with context, and adds
-// ErrNotMigrated when the table is missing. Context errors stay visible to
+// mapErr wraps a database error from op with context. It is the one
+// place where sqlledger decides what a database error means: a missing
+// table adds ErrNotMigrated, and the errors that retrying cannot fix add
+// dstsafe.ErrPermanent (see permanent). Context errors stay visible to
 // errors.Is through %w.
 func mapErr(op, job, period string, err error) error {
-	if err == nil {
+	switch {
+	case err == nil:
 		return nil
-	}
-	if missingTable(err) {
-		return fmt.Errorf("sqlledger: %s job %q period %q: %w: %w", op, job, period, ErrNotMigrated, err)
+	case missingTable(err):
+		err = fmt.Errorf("%w: %w", ErrNotMigrated, ledgerkit.Permanent(err))
+	case permanent(err):
+		err = ledgerkit.Permanent(err)
 	}
 	return fmt.Errorf("sqlledger: %s job %q period %q: %w", op, job, period, err)
+}
+
+// permanent reports whether err, which is not a missing table, leaves the
+// ledger unusable until someone changes something: a closed *sql.DB, or
+// credentials the server refused. A dropped connection, a timeout, a
+// serialization failure or a server shutting down are not: the next call
+// may work.
+func permanent(err error) bool {
+	// database/sql's error for a closed DB is unexported; its text is
+	// fixed ("sql: database is closed") since Go 1.0.
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if e.Error() == "sql: database is closed" {
+			return true
+		}
+	}
+	var st interface{ SQLState() string }
+	if errors.As(err, &st) {
+		switch st.SQLState() {
+		case "28000", // invalid_authorization_specification: no such role, pg_hba refused
+			"28P01": // invalid_password
+			return true
+		}
+	}
+	return false
 }
 
 func missingTable(err error) bool {
@@ -54,9 +82,13 @@ func missingTable(err error) bool {
 	if errors.As(err, &st) && st.SQLState() == "42P01" {
 		return true
 	}
-	// SQLite reports a missing table as a generic SQLITE_ERROR (1) at
-	// prepare time; only the message tells it apart.
-	var se *sqlite.Error
+	// SQLite (modernc's *sqlite.Error) reports a missing table as a
+	// generic SQLITE_ERROR (1) at prepare time; only the message tells it
+	// apart.
+	var se interface {
+		error
+		Code() int
+	}
 	if errors.As(err, &se) && se.Code()&0xff == 1 && strings.Contains(se.Error(), "no such table") {
 		return true
 	}

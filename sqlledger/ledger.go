@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
 // Ledger is a dstsafe.Ledger stored in an SQL table. It is safe for
@@ -223,7 +224,7 @@ func (l *Ledger) WithTx(tx *sql.Tx) *Ledger {
 	return &v
 }
 
-func (l *Ledger) now() time.Time { return dstsafe.LedgerTime(l.clock.Now()) }
+func (l *Ledger) now() time.Time { return ledgerkit.LedgerTime(l.clock.Now()) }
 
 // Claim implements dstsafe.Ledger. A new period is claimed by an
 // INSERT ... ON CONFLICT DO NOTHING RETURNING: the primary key decides who
@@ -236,7 +237,7 @@ func (l *Ledger) now() time.Time { return dstsafe.LedgerTime(l.clock.Now()) }
 // are committed in groups (see batch.go): each still gets its own answer,
 // only after the commit that made it durable.
 func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
-	if err := req.Validate(); err != nil {
+	if _, err := ledgerkit.CheckClaim(ctx, req); err != nil {
 		return dstsafe.Record{}, err
 	}
 	if l.batch != nil {
@@ -247,7 +248,7 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 
 // claim runs a validated claim on l.q.
 func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
-	lease, _ := dstsafe.EffectiveLease(req.Lease)
+	lease, _ := ledgerkit.EffectiveLease(req.Lease)
 	// A pass ends the claim unless another writer changed the row between
 	// our statements (a rival takeover, or a winner that rolled back); the
 	// next pass then sees the new row. Eight passes without an answer take
@@ -321,10 +322,7 @@ func (l *Ledger) insertOrGet(ctx context.Context, req dstsafe.ClaimRequest, leas
 // Heartbeat implements dstsafe.Ledger. A zero lease means
 // dstsafe.DefaultLease.
 func (l *Ledger) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (dstsafe.Record, error) {
-	if err := dstsafe.ValidateKeys(job, period); err != nil {
-		return dstsafe.Record{}, err
-	}
-	lease, err := dstsafe.EffectiveLease(lease)
+	lease, err := ledgerkit.CheckHeartbeat(ctx, job, period, lease)
 	if err != nil {
 		return dstsafe.Record{}, err
 	}
@@ -339,16 +337,14 @@ func (l *Ledger) Heartbeat(ctx context.Context, job, period string, token int64,
 }
 
 // Finish implements dstsafe.Ledger. The reason is stored as
-// dstsafe.NormalizeReason(reason).
+// ledgerkit.NormalizeReason(reason).
 func (l *Ledger) Finish(ctx context.Context, job, period string, token int64, state dstsafe.State, reason string) (dstsafe.Record, error) {
-	if err := dstsafe.ValidateKeys(job, period); err != nil {
-		return dstsafe.Record{}, err
-	}
-	if err := dstsafe.ValidateFinishState(state); err != nil {
+	reason, err := ledgerkit.CheckFinish(ctx, job, period, state, reason)
+	if err != nil {
 		return dstsafe.Record{}, err
 	}
 	r, err := l.one(ctx, l.sql.finish, []any{job, period, token,
-		statusText(state), l.timeArg(l.now()), dstsafe.NormalizeReason(reason)})
+		statusText(state), l.timeArg(l.now()), reason})
 	if errors.Is(err, sql.ErrNoRows) {
 		return dstsafe.Record{}, l.lost(ctx, "finish", job, period, token)
 	}
@@ -364,17 +360,17 @@ func (l *Ledger) lost(ctx context.Context, op, job, period string, token int64) 
 	if err != nil {
 		return err
 	}
-	return dstsafe.LeaseLost(cur, token)
+	return ledgerkit.LeaseLost(cur, token)
 }
 
 // Get implements dstsafe.Ledger.
 func (l *Ledger) Get(ctx context.Context, job, period string) (dstsafe.Record, error) {
-	if err := dstsafe.ValidateKeys(job, period); err != nil {
+	if err := ledgerkit.CheckGet(ctx, job, period); err != nil {
 		return dstsafe.Record{}, err
 	}
 	r, err := l.one(ctx, l.sql.get, []any{job, period})
 	if errors.Is(err, sql.ErrNoRows) {
-		return dstsafe.Record{}, dstsafe.NotFound(job, period)
+		return dstsafe.Record{}, ledgerkit.NotFound(job, period)
 	}
 	if err != nil {
 		return dstsafe.Record{}, mapErr("get", job, period, err)
@@ -387,13 +383,7 @@ func (l *Ledger) Get(ctx context.Context, job, period string) (dstsafe.Record, e
 // columns are COLLATE "C", SQLite's are BINARY), whatever the database's
 // locale. It returns an empty slice for a range without records.
 func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
-	if err := dstsafe.ValidateKey("job", job); err != nil {
-		return nil, err
-	}
-	if err := dstsafe.ValidateBound("from", from); err != nil {
-		return nil, err
-	}
-	if err := dstsafe.ValidateBound("to", to); err != nil {
+	if err := ledgerkit.CheckList(ctx, job, from, to); err != nil {
 		return nil, err
 	}
 	args := []any{job}
@@ -548,10 +538,10 @@ func (l *Ledger) scan(s scanner, first ...any) (dstsafe.Record, error) {
 	} else {
 		var finished sql.NullTime
 		err = s.Scan(append(first, &r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &r.StartedAt, &finished, &r.LeaseUntil, &r.Reason)...)
-		r.StartedAt = dstsafe.LedgerTime(r.StartedAt)
-		r.LeaseUntil = dstsafe.LedgerTime(r.LeaseUntil)
+		r.StartedAt = ledgerkit.LedgerTime(r.StartedAt)
+		r.LeaseUntil = ledgerkit.LedgerTime(r.LeaseUntil)
 		if finished.Valid {
-			r.FinishedAt = dstsafe.LedgerTime(finished.Time)
+			r.FinishedAt = ledgerkit.LedgerTime(finished.Time)
 		}
 	}
 	if err != nil {

@@ -1,0 +1,88 @@
+// Package ledgerkit is for people who write a [dstsafe.Ledger] backend: the
+// checks every backend makes, the errors every backend returns, and how to
+// map a storage's failures onto them. People who use a Ledger never need it:
+// they branch on the sentinels of package dstsafe (ErrAlreadyClaimed,
+// ErrLeaseLost, ErrNotFound, ErrInvalidKey, ErrInvalidRequest,
+// ErrPermanent), which stay there.
+//
+// The memory ledger of package dstsafe, sqlledger and redisledger are built
+// on it, and so run one implementation of every check: a key that one
+// backend refuses, every backend refuses, with the same error.
+//
+// # The contract
+//
+// The contract is the [dstsafe.Ledger] interface and its doc. In short:
+//
+//   - A claim of (job, period) is decided by the storage's own atomic
+//     operation (a primary key, SET NX, a compare-and-set), never by a read
+//     followed by a write: of many concurrent claims exactly one wins, and a
+//     refused claim returns a *dstsafe.ClaimedError with the record it lost
+//     to.
+//   - Every claim or takeover increases the record's Token; Heartbeat and
+//     Finish are compare-and-set on it and return [LeaseLost] when it no
+//     longer holds the period.
+//   - Time comes from the dstsafe.Clock the backend was given, as
+//     [LedgerTime](clock.Now()), never from the server's clock; instants are
+//     stored and returned in UTC to the microsecond.
+//   - A running record is stored as running; reads report it as of now with
+//     [dstsafe.Record.StateAt] (abandoned once its lease is over), and a
+//     takeover is allowed by [dstsafe.RetryPolicy.Allows] on that state.
+//   - ClaimRequest.Schedule is stored with the attempt and returned in
+//     Record.Schedule; a takeover replaces it.
+//   - List orders periods by bytes and returns an empty slice, not an error,
+//     for a range without records.
+//
+// # What to validate
+//
+// Each method starts with its check, before it touches storage, and uses
+// what the check returns:
+//
+//	Claim      lease, err := ledgerkit.CheckClaim(ctx, req)
+//	Heartbeat  lease, err := ledgerkit.CheckHeartbeat(ctx, job, period, lease)
+//	Finish     reason, err := ledgerkit.CheckFinish(ctx, job, period, state, reason)
+//	Get        err := ledgerkit.CheckGet(ctx, job, period)
+//	List       err := ledgerkit.CheckList(ctx, job, from, to)
+//
+// A check returns ctx.Err() if ctx is done, a *dstsafe.KeyError for a bad
+// key and an error wrapping dstsafe.ErrInvalidRequest for an argument out
+// of range: return it as it is. Do not validate again, or differently.
+//
+// # Mapping errors
+//
+// A backend returns the sentinels for the ledger's own conditions
+// (&dstsafe.ClaimedError{}, [LeaseLost], [NotFound]) and nothing else
+// for a failure of its storage: an outage is not an answer, and the caller
+// cannot know whether a write it made happened. Each backend decides what a
+// storage error means in one function (sqlledger's mapErr, redisledger's
+// interpretError; riverpgxv5's interpretError is the model). That function
+// marks with [Permanent] the errors that retrying cannot fix, so that
+// callers and the Scheduler can tell them from transient ones:
+//
+//   - the table or schema was never migrated (PostgreSQL SQLSTATE 42P01,
+//     SQLite "no such table");
+//   - the pool or client was closed ("sql: database is closed",
+//     redis.ErrClosed);
+//   - the server refused the credentials or the permission (PostgreSQL
+//     28P01, 28000; Redis NOAUTH, WRONGPASS, NOPERM);
+//   - a key or row holds something the backend did not write (Redis
+//     WRONGTYPE).
+//
+// A timeout, a dropped or refused connection, a serialization failure or a
+// server restarting are transient: leave them unmarked, wrapped with the
+// operation, the job and the period.
+//
+// # Testing
+//
+// Run the conformance suite from the backend's tests, giving every subtest
+// a fresh, isolated ledger on the suite's fake clock, and the ways the
+// backend can break:
+//
+//	func TestConformance(t *testing.T) {
+//		dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+//			return mybackend.New(client, mybackend.WithClock(clock), mybackend.WithPrefix(unique(t)))
+//		}, dstsafetest.WithBrokenLedger("closed client", newClosed))
+//	}
+//
+// A backend that cannot do something the suite checks yet says so with an
+// option (dstsafetest.WithoutSchedule), and the subtest skips naming it.
+package ledgerkit
