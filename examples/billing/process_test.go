@@ -312,7 +312,7 @@ func exists(t *testing.T, loc billingtest.Location) bool {
 // bills the date once. Every process exits 0, in every round.
 func TestConcurrentStartFreshDatabase(t *testing.T) {
 	const subscriptions = 20
-	rounds := 3
+	rounds := 5
 	if os.Getenv("DSTSAFE_LONG") != "" {
 		rounds = 25
 	}
