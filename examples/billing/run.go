@@ -54,7 +54,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	db := fs.String("db", "", "SQLite `path` of the billing database")
 	pg := fs.String("postgres", "", "PostgreSQL `DSN` (default $DATABASE_URL unless --db is given)")
 	schema := fs.String("schema", "billing_dstsafe", "PostgreSQL schema of the billing tables")
-	seed := fs.Int("seed", 0, "create the tables and seed `N` subscriptions due on --date (7 declined), unless there are subscriptions already")
+	seed := fs.Int("seed", 0, "create the tables and seed `N` subscriptions due on --date (7 declined, fewer if N < 7), unless there are subscriptions already")
 	proc := fs.String("processor", "", "payment processor `URL` (default: an in-process simulator)")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return exitOK

@@ -176,11 +176,11 @@ func RequireSeeded(ctx context.Context, db *DB) error {
 	if !found {
 		return fmt.Errorf("%w: no subscriptions table%s", ErrNotSeeded, db.where())
 	}
-	var any bool
-	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM subscriptions)`).Scan(&any); err != nil {
+	var seeded bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM subscriptions)`).Scan(&seeded); err != nil {
 		return fmt.Errorf("billing: look for subscriptions: %w", err)
 	}
-	if !any {
+	if !seeded {
 		return fmt.Errorf("%w: the subscriptions table is empty%s", ErrNotSeeded, db.where())
 	}
 	return nil
