@@ -6,11 +6,16 @@
 //	go run ./examples/billing --json
 //	go run ./examples/billing --postgres "$DATABASE_URL"
 //	go run ./examples/billing --db billing.db
-//	go run ./examples/billing run --db billing.db --date 2024-11-03   # a manual rerun
+//	go run ./examples/billing run --db billing.db --date 2024-11-03   # a manual rerun of that night
+//	go run ./examples/billing run --db new.db --seed 1291 --date 2024-11-03
 //
 // Both replays run on a fake clock against a real database; every number
 // printed is read back from the database after the run. It exits 1 if the
-// dstsafe run charged anyone twice.
+// dstsafe run charged anyone twice, or on any error.
+//
+// "billing run" bills one run_date of a database the demo made (--db,
+// --postgres) or that --seed seeds; it exits 1, before claiming the date,
+// on a database without subscriptions.
 //
 // The job itself is in internal/billing: read job.go first.
 package main
@@ -42,9 +47,9 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // Exit codes.
 const (
-	exitOK         = 0
-	exitDuplicates = 1 // the dstsafe run charged someone twice, or failed
-	exitUsage      = 2
+	exitOK     = 0
+	exitFailed = 1 // the run failed, or the demo's dstsafe run charged someone twice
+	exitUsage  = 2
 )
 
 func demoCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -84,19 +89,19 @@ func demoCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	r, err := replay(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "billing:", err)
-		return exitDuplicates
+		return exitFailed
 	}
 	if *asJSON {
 		if err := writeJSON(stdout, r); err != nil {
 			fmt.Fprintln(stderr, "billing:", err)
-			return exitDuplicates
+			return exitFailed
 		}
 	} else {
 		writeText(stdout, r)
 	}
 	if err := r.check(); err != nil {
 		fmt.Fprintln(stderr, "billing:", err)
-		return exitDuplicates
+		return exitFailed
 	}
 	return exitOK
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -28,9 +29,14 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // The tests start copies of their own binary as billing processes: with
 // BILLING_TEST_CHILD=1 it runs main's code on its arguments instead of the
-// tests, and BILLING_TEST_CRASH=<hook>:<subscription id> kills it there.
+// tests, BILLING_TEST_CRASH=<hook>:<subscription id> kills it there, and
+// BILLING_TEST_BARRIER=1 makes it wait until the pipe on fd 3 is closed.
 func TestMain(m *testing.M) {
 	if os.Getenv("BILLING_TEST_CHILD") == "1" {
+		if os.Getenv("BILLING_TEST_BARRIER") == "1" {
+			// Wait for the test to release every child at once.
+			_, _ = io.Copy(io.Discard, os.NewFile(3, "barrier"))
+		}
 		installCrash(os.Getenv("BILLING_TEST_CRASH"))
 		os.Exit(realMain(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
@@ -233,6 +239,21 @@ func TestDemoFlags(t *testing.T) {
 		assert.Equal(t, exitUsage, realMain(context.Background(), args, &stdout, &stderr), "%q", args)
 		assert.Empty(t, stdout.String())
 	}
+}
+
+func TestRunFlags(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "billing.db")
+	for _, args := range [][]string{
+		{"run", "--db", path}, // no --date
+		{"run", "--db", path, "--postgres", "x", "--date", "2024-11-03"},  // two databases
+		{"run", "--db", path, "--date", "2024-11-03", "--seed", "-1"},     // a negative seed
+		{"run", "--db", path, "--date", "2024-11-03", "--seed", "5", "x"}, // a stray argument
+	} {
+		var stdout, stderr bytes.Buffer
+		assert.Equal(t, exitUsage, realMain(context.Background(), args, &stdout, &stderr), "%q", args)
+		assert.Empty(t, stdout.String())
+	}
+	assert.NoFileExists(t, path)
 }
 
 // TestManualRerunAlreadyClaimed bills the night with the demo, then asks

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -48,11 +50,24 @@ func newNight(t *testing.T, b billingtest.Backend, n, failing int) night {
 
 // args are the "billing run" arguments for this night's database.
 func (n night) args() []string {
-	a := []string{"run", "--date", fallBack.String(), "--processor", n.url}
+	a := []string{"run", "--date", fallBack.String()}
+	if n.url != "" {
+		a = append(a, "--processor", n.url)
+	}
 	if n.loc.SQLitePath != "" {
 		return append(a, "--db", n.loc.SQLitePath)
 	}
 	return append(a, "--postgres", n.loc.PostgresDSN, "--schema", n.loc.PostgresSchema)
+}
+
+// options are runDate's options for this night's database, without a
+// log.
+func (n night) options() runOptions {
+	return runOptions{
+		Date: fallBack, Zone: chicago, SQLitePath: n.loc.SQLitePath,
+		PostgresDSN: n.loc.PostgresDSN, Schema: n.loc.PostgresSchema,
+		ProcessorURL: n.url, Log: discard,
+	}
 }
 
 // child starts this test binary as a billing process.
@@ -202,12 +217,9 @@ func TestCrash(t *testing.T) {
 				}
 
 				// An operator reruns the date after the dead claim's lease.
-				later := clockwork.NewFakeClockAt(time.Now().Add(2 * dstsafe.DefaultLease))
-				_, err = runDate(context.Background(), runOptions{
-					Date: fallBack, Zone: chicago, SQLitePath: n.loc.SQLitePath,
-					PostgresDSN: n.loc.PostgresDSN, Schema: n.loc.PostgresSchema,
-					ProcessorURL: n.url, Clock: later, Log: discard,
-				})
+				o := n.options()
+				o.Clock = clockwork.NewFakeClockAt(time.Now().Add(2 * dstsafe.DefaultLease))
+				_, err = runDate(context.Background(), o)
 				require.NoError(t, err)
 				n.requireBilledOnce(t)
 				rec = n.record(t)
@@ -216,4 +228,158 @@ func TestCrash(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestRunUnseeded asks "billing run" to bill a database nobody seeded: a
+// path or schema that does not exist, a database without the billing
+// tables, and one whose tables are empty. The run refuses (exit 1) before
+// it claims the date, so the date is not marked billed, and it creates
+// nothing.
+func TestRunUnseeded(t *testing.T) {
+	ctx := context.Background()
+	billingtest.ForEach(t, func(t *testing.T, b billingtest.Backend) {
+		t.Run("no database", func(t *testing.T) {
+			n := night{loc: b.New(t)}
+			n.requireRefused(t)
+			assert.False(t, exists(t, n.loc), "billing run created %+v", n.loc)
+		})
+		for _, tc := range []struct {
+			name  string
+			setup []string
+		}{
+			{"no tables", []string{`CREATE TABLE unrelated (id INTEGER)`}},
+			{"empty tables", nil}, // migrated
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				db, loc := b.Open(t)
+				if loc.PostgresSchema != "" {
+					_, err := db.ExecContext(ctx, `CREATE SCHEMA `+loc.PostgresSchema)
+					require.NoError(t, err)
+				}
+				if tc.setup == nil {
+					require.NoError(t, billing.Migrate(ctx, db))
+				}
+				for _, stmt := range tc.setup {
+					_, err := db.ExecContext(ctx, stmt)
+					require.NoError(t, err)
+				}
+				n := night{db: db, loc: loc}
+				n.requireRefused(t)
+				l, err := sqlledger.New(db.DB)
+				require.NoError(t, err)
+				require.NoError(t, l.Migrate(ctx))
+				_, err = l.Get(ctx, billing.JobName, fallBack.String())
+				assert.ErrorIs(t, err, dstsafe.ErrNotFound, "the date must not be claimed")
+			})
+		}
+	})
+}
+
+// requireRefused runs "billing run" on the night's database, as a command
+// and as runDate, and requires both to refuse it as not seeded.
+func (n night) requireRefused(t *testing.T) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	assert.Equal(t, exitFailed, realMain(context.Background(), n.args(), &out, &errOut))
+	assert.Empty(t, out.String())
+	_, err := runDate(context.Background(), n.options())
+	require.ErrorIs(t, err, billing.ErrNotSeeded)
+}
+
+// exists reports whether the database at loc was created: the SQLite file,
+// or the PostgreSQL schema.
+func exists(t *testing.T, loc billingtest.Location) bool {
+	t.Helper()
+	if loc.SQLitePath != "" {
+		_, err := os.Stat(loc.SQLitePath)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		require.NoError(t, err)
+		return true
+	}
+	db, err := billing.OpenPostgres(context.Background(), loc.PostgresDSN, "")
+	require.NoError(t, err)
+	defer db.Close()
+	var found bool
+	require.NoError(t, db.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, loc.PostgresSchema).Scan(&found))
+	return found
+}
+
+// TestConcurrentStartFreshDatabase starts billing processes at the same
+// instant on a database nobody has created, as every replica does after a
+// deploy: "billing run --seed" creates the tables, seeds them once, and
+// bills the date once. Every process exits 0, in every round.
+func TestConcurrentStartFreshDatabase(t *testing.T) {
+	const subscriptions = 20
+	rounds := 5
+	if os.Getenv("DSTSAFE_LONG") != "" {
+		rounds = 25
+	}
+	billingtest.ForEach(t, func(t *testing.T, b billingtest.Backend) {
+		for _, procs := range []int{2, 8} {
+			t.Run(fmt.Sprintf("%d processes", procs), func(t *testing.T) {
+				for round := range rounds {
+					n := night{loc: b.New(t), seed: runSeed(subscriptions, fallBack, chicago), sim: payments.NewSimulator()}
+					srv := httptest.NewServer(payments.Handler(n.sim))
+					n.url = srv.URL
+					outs := startTogether(t, procs, append(n.args(), "--seed", fmt.Sprint(subscriptions)))
+					srv.Close()
+					billed := 0
+					for i, out := range outs {
+						require.NoError(t, out.err, "round %d, process %d:\n%s", round, i, out.output)
+						if strings.Contains(out.output, fallBack.String()+" is billed") {
+							billed++
+						} else {
+							assert.Contains(t, out.output, "run already claimed", "round %d, process %d", round, i)
+						}
+					}
+					assert.Equal(t, 1, billed, "round %d: processes that billed the date", round)
+					n.db = billingtest.Connect(t, n.loc)
+					var count int
+					require.NoError(t, n.db.QueryRow(`SELECT count(*) FROM subscriptions`).Scan(&count))
+					assert.Equal(t, subscriptions, count, "round %d: subscriptions seeded", round)
+					n.requireBilledOnce(t)
+					rec := n.record(t)
+					assert.Equal(t, dstsafe.StateSucceeded, rec.State)
+					assert.Equal(t, 1, rec.Attempt)
+				}
+			})
+		}
+	})
+}
+
+// exited is a child billing process's end.
+type exited struct {
+	err    error // nil: exit 0
+	output string
+}
+
+// startTogether runs procs billing processes with args, released at once:
+// each child blocks reading a pipe (fd 3) that the test closes once all
+// of them have started.
+func startTogether(t *testing.T, procs int, args []string) []exited {
+	t.Helper()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer w.Close()
+	cmds := make([]*exec.Cmd, procs)
+	outs := make([]*bytes.Buffer, procs)
+	for i := range cmds {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "BILLING_TEST_CHILD=1", "BILLING_TEST_BARRIER=1", "DATABASE_URL=")
+		cmd.ExtraFiles = []*os.File{r}
+		outs[i] = &bytes.Buffer{}
+		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
+		require.NoError(t, cmd.Start())
+		cmds[i] = cmd
+	}
+	r.Close()
+	w.Close() // go
+	res := make([]exited, procs)
+	for i, cmd := range cmds {
+		res[i].err = cmd.Wait()
+		res[i].output = outs[i].String()
+	}
+	return res
 }

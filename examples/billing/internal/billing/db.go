@@ -10,14 +10,17 @@ package billing
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Dialect is the SQL flavour of a database.
@@ -44,47 +47,87 @@ func (d Dialect) String() string {
 type DB struct {
 	*sql.DB
 	Dialect Dialect
+	// Schema is the PostgreSQL schema of the billing tables; empty: the
+	// DSN's search_path.
+	Schema string
 }
 
-// OpenSQLite opens (creating it if needed) the SQLite database at path.
-// Write transactions take the write lock when they begin (BEGIN IMMEDIATE),
-// so concurrent billing runs queue instead of failing with SQLITE_BUSY when
-// they upgrade a read lock.
+// where says, for errors, in which schema a PostgreSQL database is.
+func (db *DB) where() string {
+	if db.Schema == "" {
+		return ""
+	}
+	return " in schema " + db.Schema
+}
+
+// busyTimeout is how long a SQLite statement waits for another
+// connection's lock (busy_timeout) before it fails with SQLITE_BUSY.
+const busyTimeout = 30 * time.Second
+
+// OpenSQLite opens (creating it if needed) the SQLite database at path, in
+// WAL mode. Write transactions take the write lock when they begin (BEGIN
+// IMMEDIATE), so concurrent billing runs queue instead of failing with
+// SQLITE_BUSY when they upgrade a read lock. Processes opening a new file
+// at the same moment all succeed: the switch to WAL is retried for up to
+// the busy timeout.
 func OpenSQLite(path string) (*DB, error) {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(30000)")
-	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(ON)")
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("billing: open sqlite %s: %w", path, err)
+	if err == nil {
+		err = useWAL(db)
 	}
-	if err := db.Ping(); err != nil {
-		db.Close()
+	if err != nil {
+		if db != nil {
+			db.Close()
+		}
 		return nil, fmt.Errorf("billing: open sqlite %s: %w", path, err)
 	}
 	return &DB{DB: db, Dialect: SQLite}, nil
 }
 
+// useWAL switches the database to WAL mode, which the file keeps. The
+// switch needs the file to itself, and SQLite answers SQLITE_BUSY at once,
+// without calling the busy handler, when another process is opening or
+// switching the same new file: so it is retried until the busy timeout.
+func useWAL(db *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var mode string
+		err := db.QueryRow(`PRAGMA journal_mode = WAL`).Scan(&mode)
+		switch {
+		case err == nil && strings.EqualFold(mode, "wal"):
+			return nil
+		case err == nil:
+			return fmt.Errorf("journal mode is %s, not wal", mode)
+		case !isBusy(err) || time.Now().After(deadline):
+			return err
+		}
+		// Real processes hold the lock: wait for them in real time.
+		time.Sleep(wait)
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (any extended code).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
 // OpenPostgres connects to the PostgreSQL database dsn (a URL or a
-// keyword/value string, as pgx accepts). A non-empty schema is created if
-// needed and becomes the connections' search_path, so that several billing
-// databases (the naive replica, the dstsafe run, parallel tests) can share
-// one server. params are extra session settings ("synchronous_commit").
+// keyword/value string, as pgx accepts). A non-empty schema becomes the
+// connections' search_path, so that several billing databases (the naive
+// replica, the dstsafe run, parallel tests) can share one server; Migrate
+// creates it. params are extra session settings ("synchronous_commit").
 func OpenPostgres(ctx context.Context, dsn, schema string, params ...string) (*DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("billing: postgres dsn: %w", err)
 	}
 	if schema != "" {
-		admin := stdlib.OpenDB(*cfg)
-		_, err := admin.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize())
-		admin.Close()
-		if err != nil {
-			return nil, fmt.Errorf("billing: create schema %s: %w", schema, err)
-		}
 		cfg.RuntimeParams["search_path"] = schema
 	}
 	for i := 0; i+1 < len(params); i += 2 {
@@ -95,7 +138,7 @@ func OpenPostgres(ctx context.Context, dsn, schema string, params ...string) (*D
 		db.Close()
 		return nil, fmt.Errorf("billing: connect to postgres: %w", err)
 	}
-	return &DB{DB: db, Dialect: Postgres}, nil
+	return &DB{DB: db, Dialect: Postgres, Schema: schema}, nil
 }
 
 // DropSchema drops a schema made by OpenPostgres and everything in it.

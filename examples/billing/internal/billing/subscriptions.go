@@ -26,23 +26,25 @@ type Subscription struct {
 // InsertSubscriptions stores subs in one transaction, computing each
 // NextChargeAt from NextBillingDate and Zone.
 func InsertSubscriptions(ctx context.Context, db *DB, subs []Subscription) error {
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, db.q(`INSERT INTO subscriptions
-			(id, customer_ref, amount_minor, currency, next_billing_date, billing_zone, next_charge_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`))
-		if err != nil {
-			return err
+	return db.inTx(ctx, func(tx *sql.Tx) error { return insertSubscriptions(ctx, db, tx, subs) })
+}
+
+func insertSubscriptions(ctx context.Context, db *DB, tx *sql.Tx, subs []Subscription) error {
+	stmt, err := tx.PrepareContext(ctx, db.q(`INSERT INTO subscriptions
+		(id, customer_ref, amount_minor, currency, next_billing_date, billing_zone, next_charge_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`))
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, s := range subs {
+		at, _ := LocalMidnight(s.NextBillingDate, s.Zone)
+		if _, err := stmt.ExecContext(ctx, s.ID, s.CustomerRef, s.AmountMinor, s.Currency,
+			s.NextBillingDate, s.Zone.String(), utc(at)); err != nil {
+			return fmt.Errorf("billing: insert subscription %d: %w", s.ID, err)
 		}
-		defer stmt.Close()
-		for _, s := range subs {
-			at, _ := LocalMidnight(s.NextBillingDate, s.Zone)
-			if _, err := stmt.ExecContext(ctx, s.ID, s.CustomerRef, s.AmountMinor, s.Currency,
-				s.NextBillingDate, s.Zone.String(), utc(at)); err != nil {
-				return fmt.Errorf("billing: insert subscription %d: %w", s.ID, err)
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 const subscriptionColumns = `id, customer_ref, amount_minor, currency, next_billing_date, billing_zone, next_charge_at`

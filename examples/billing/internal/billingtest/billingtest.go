@@ -19,13 +19,39 @@ import (
 // PostgresEnv names the variable with the DSN of the test PostgreSQL.
 const PostgresEnv = "DSTSAFE_TEST_POSTGRES_DSN"
 
-// Backend opens fresh databases of one kind.
+// Backend makes fresh databases of one kind.
 type Backend struct {
 	Name string
-	// Open returns a fresh, migrated-nothing database, closed (and for
-	// PostgreSQL dropped) when t ends, and where it lives: a file path
-	// or a DSN plus schema, for a child process to open.
-	Open func(t testing.TB) (*billing.DB, Location)
+	// New names a database that does not exist yet (a file path, or a DSN
+	// plus a schema), for a child process or the code under test to
+	// create; it is removed when t ends.
+	New func(t testing.TB) Location
+}
+
+// Open returns a fresh, migrated-nothing database, closed (and for
+// PostgreSQL dropped) when t ends, and where it lives, for a child process
+// to open.
+func (b Backend) Open(t testing.TB) (*billing.DB, Location) {
+	t.Helper()
+	loc := b.New(t)
+	return Connect(t, loc), loc
+}
+
+// Connect opens the database at loc, closed when t ends.
+func Connect(t testing.TB, loc Location) *billing.DB {
+	t.Helper()
+	var (
+		db  *billing.DB
+		err error
+	)
+	if loc.SQLitePath != "" {
+		db, err = billing.OpenSQLite(loc.SQLitePath)
+	} else {
+		db, err = billing.OpenPostgres(context.Background(), loc.PostgresDSN, loc.PostgresSchema)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // Location says where a test database lives.
@@ -45,35 +71,27 @@ func ForEach(t *testing.T, fn func(t *testing.T, b Backend)) {
 	})
 }
 
-// SQLite opens a database file in the test's temp dir.
+// SQLite makes database files in the test's temp dir.
 func SQLite() Backend {
-	return Backend{Name: "sqlite", Open: func(t testing.TB) (*billing.DB, Location) {
-		t.Helper()
-		path := filepath.Join(t.TempDir(), "billing.db")
-		db, err := billing.OpenSQLite(path)
-		require.NoError(t, err)
-		t.Cleanup(func() { db.Close() })
-		return db, Location{SQLitePath: path}
+	return Backend{Name: "sqlite", New: func(t testing.TB) Location {
+		return Location{SQLitePath: filepath.Join(t.TempDir(), "billing.db")}
 	}}
 }
 
 var schemas atomic.Int64
 
-// Postgres opens a fresh schema of the PostgreSQL database dsn.
+// Postgres makes fresh schemas of the PostgreSQL database dsn.
 func Postgres(dsn string) Backend {
-	return Backend{Name: "postgres", Open: func(t testing.TB) (*billing.DB, Location) {
+	return Backend{Name: "postgres", New: func(t testing.TB) Location {
 		t.Helper()
-		ctx := context.Background()
 		schema := fmt.Sprintf("billing_test_%d_%d", os.Getpid(), schemas.Add(1))
-		require.NoError(t, billing.DropSchema(ctx, dsn, schema))
-		db, err := billing.OpenPostgres(ctx, dsn, schema)
-		require.NoError(t, err)
+		require.NoError(t, billing.DropSchema(context.Background(), dsn, schema))
+		// Registered before Connect's close, so it runs after it.
 		t.Cleanup(func() {
-			db.Close()
 			if err := billing.DropSchema(context.Background(), dsn, schema); err != nil {
 				t.Errorf("drop schema %s: %v", schema, err)
 			}
 		})
-		return db, Location{PostgresDSN: dsn, PostgresSchema: schema}
+		return Location{PostgresDSN: dsn, PostgresSchema: schema}
 	}}
 }
