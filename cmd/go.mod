@@ -11,6 +11,8 @@ require (
 
 require (
 	github.com/jonboulle/clockwork v0.5.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/mod v0.40.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 )
