@@ -65,6 +65,9 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 	perr := func(field, reason string, err error) error {
 		return &ParseError{Spec: spec, Field: field, Reason: reason, Err: err}
 	}
+	if cfg.nilLoc {
+		return nil, perr("option", "WithLocation: "+ErrNilLocation.Error(), ErrNilLocation)
+	}
 	if cfg.fold > FoldBoth {
 		return nil, perr("option", fmt.Sprintf("unknown fold policy %d", cfg.fold), nil)
 	}

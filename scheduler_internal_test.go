@@ -26,7 +26,7 @@ func (c *steppedClock) Now() time.Time {
 	defer c.mu.Unlock()
 	return c.fc.Now().Add(c.offset)
 }
-func (c *steppedClock) NewTimer(d time.Duration) Timer { return c.fc.NewTimer(d) }
+func (c *steppedClock) NewTimer(d time.Duration) clockwork.Timer { return c.fc.NewTimer(d) }
 func (c *steppedClock) step(d time.Duration) {
 	c.mu.Lock()
 	c.offset += d

@@ -10,23 +10,17 @@ import (
 	"github.com/jonboulle/clockwork"
 )
 
-// Fire is one run a Scheduler started under Simulate.
+// Fire is one run a Scheduler started under Simulate: the Run the job
+// function was given (Job, Period, Wall, Kind, Due, RunDate, Attempt,
+// Token), when it started and what it returned.
 type Fire struct {
-	Job, Period string
-	// Wall is the wall reading the run was scheduled for; Kind how it
-	// resolved (a Gap run is due after the gap, at Due).
-	Wall Wall
-	Kind Kind
-	// Due is the instant the run was due, in the schedule's zone.
-	Due time.Time
+	Run
 	// Started is the fake clock's reading when the run started: Due, or up
-	// to one step later in fixed-step mode, or later still for a catch-up.
+	// to one step later in fixed-step mode, or later still for a catch-up
+	// or a retry.
 	Started time.Time
-	// RunDate is the run's business date (Run.RunDate).
-	RunDate Date
-	// Attempt is Run.Attempt; Err what the job returned.
-	Attempt int
-	Err     error
+	// Err is what the job returned.
+	Err error
 }
 
 // String formats the fire with offsets, as the dstsafetest failure
@@ -49,7 +43,7 @@ func (f Fire) String() string {
 	return s
 }
 
-// SimulateOption configures Simulate.
+// SimulateOption configures Simulate. A nil SimulateOption is ignored.
 type SimulateOption func(*simConfig)
 
 type simConfig struct {
@@ -101,7 +95,9 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	}
 	var cfg simConfig
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
 	}
 	if d < 0 || cfg.step < 0 {
 		return nil, fmt.Errorf("%w: duration %v, step %v", ErrInvalidSimulation, d, cfg.step)
