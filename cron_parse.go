@@ -205,7 +205,7 @@ func loadZone(name string) (*time.Location, error) {
 	case name == "Local" || strings.EqualFold(name, "local"):
 		return nil, fmt.Errorf("%q is the machine's zone; name an IANA zone such as America/Chicago", name)
 	}
-	loc, err := time.LoadLocation(name)
+	loc, err := loadZoneOnce(name)
 	switch {
 	case err == nil:
 		// A real tz database name, links such as GMT+0 included.

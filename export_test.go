@@ -22,7 +22,7 @@ func InstallZoneTable(loc *time.Location, end int64) bool {
 	at, off, hi := scanZone(loc, math.MinInt64/4, end)
 	z := newZoneTable(loc, at, off, hi)
 	tablesMu.Lock()
-	storeTableLocked(z, tables.Load())
+	storeTableLocked(loc, z, tables.Load())
 	tablesMu.Unlock()
 	return tableFor(loc) == z
 }

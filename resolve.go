@@ -189,7 +189,7 @@ func Lookup(w Wall, loc *time.Location) (r Resolution) {
 			r.Kind = Gap
 			r.Earlier, r.Later = time.Unix(s-a, ns).In(loc), time.Unix(s-b, ns).In(loc)
 		}
-		r.Transition = z.trs[k]
+		r.Transition = z.tr(k)
 		return r
 	}
 	lookupInto(&r, z, s, w.Nanosecond)
@@ -260,7 +260,7 @@ func solve(z *zoneTable, s int64) solution {
 // transition returns the change of offset that starts period j of sv.
 func (z *zoneTable) transition(sv *solution, j int) Transition {
 	if sv.table {
-		return z.trs[j]
+		return z.tr(j)
 	}
 	return transitionAt(z.loc, sv.at[j], int64(sv.off[j-1]), int64(sv.off[j]))
 }

@@ -1,21 +1,24 @@
 package dstsafe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jonboulle/clockwork"
 )
 
 var (
-	// ErrInvalidJobName: Add was given an empty or non-UTF-8 job name.
+	// ErrInvalidJobName: Add was given a job name a ledger cannot key: empty,
+	// longer than MaxKeyLen bytes, not UTF-8 or containing NUL.
 	ErrInvalidJobName = errors.New("dstsafe: invalid job name")
 	// ErrDuplicateJob: Add was given a name already in use.
 	ErrDuplicateJob = errors.New("dstsafe: duplicate job name")
@@ -23,7 +26,8 @@ var (
 	ErrNilSchedule = errors.New("dstsafe: nil schedule")
 	// ErrNilJobFunc: Add was given a nil job function.
 	ErrNilJobFunc = errors.New("dstsafe: nil job function")
-	// ErrUnknownJob: RunNow named a job that was never added.
+	// ErrUnknownJob: RunNow, Update or Remove named a job that is not
+	// there (never added, or removed).
 	ErrUnknownJob = errors.New("dstsafe: unknown job")
 	// ErrUnknownPeriod: RunNow named a period the job's schedule never has.
 	ErrUnknownPeriod = errors.New("dstsafe: unknown period")
@@ -36,8 +40,10 @@ var (
 	ErrJobTimeout = errors.New("dstsafe: job timeout")
 )
 
-// JobError is the error Add and RunNow return about a job: Err is one of
-// the sentinels above (errors.Is works through it).
+// JobError is the error Add, Update, Remove, RunNow and Run return about a
+// job: Err is one of the sentinels above, an *ArgError, or the ledger's
+// error that stopped Run (errors.Is(err, ErrPermanent)); errors.Is and
+// errors.As work through it.
 type JobError struct {
 	Job    string
 	Period string // RunNow only
@@ -52,7 +58,7 @@ func (e *JobError) Error() string {
 	return s + ": " + e.Err.Error()
 }
 
-// Unwrap returns the sentinel.
+// Unwrap returns Err.
 func (e *JobError) Unwrap() error { return e.Err }
 
 // Scheduler runs jobs once per logical period. It sleeps on its Clock until
@@ -65,8 +71,16 @@ func (e *JobError) Unwrap() error { return e.Err }
 // an old one back; and the ledger refuses a second claim of a period from
 // this or any other process, before or after a restart.
 //
+// The cost of a fire does not grow with the number of jobs: the next due
+// instant of every job is kept in a heap, so the loop touches only the jobs
+// that are due, and everything that waits on the ledger (resuming a job
+// after a restart, recording missed periods, claiming, running) happens in
+// the job's own goroutine, never in the loop: a slow or hung ledger delays
+// the job, not the others, and not Run's return (see Run).
+//
 // Build one with NewScheduler, Add jobs (before or while Run runs), then
-// call Run. A Scheduler is safe for concurrent use.
+// call Run. Update and Remove change jobs while it runs. A Scheduler is
+// safe for concurrent use.
 type Scheduler struct {
 	clock        Clock
 	ledger       Ledger
@@ -75,16 +89,38 @@ type Scheduler struct {
 	drainTimeout time.Duration
 	wakeInterval time.Duration
 
-	act     activity
-	workers sync.WaitGroup
-	wake    chan struct{}
+	mu    sync.Mutex
+	jobs  map[string]*job
+	seq   uint64   // Add order, to break ties in queue
+	queue dueQueue // primed jobs waiting for their next occurrence
+	run   *runState
+	// The loop's timer while it sleeps: a job queued earlier pokes it.
+	sleepUntil time.Time
+	sleeping   bool
+	wake       chan struct{}
+}
 
-	mu         sync.Mutex
-	jobs       []*job
-	byName     map[string]*job
-	running    bool
-	simulating bool
-	record     func(Fire)
+// runState is one call of Run (or Simulate).
+type runState struct {
+	ctx      context.Context // ledger I/O of planning: ends with Run's context
+	jobCtx   context.Context // what jobs run under: cancelled at the drain timeout
+	stopping chan struct{}   // closed when Run stops starting runs
+	stopLoop context.CancelCauseFunc
+	workers  sync.WaitGroup
+	sim      *simulation // nil in production
+
+	failOnce sync.Once
+	failed   error // the permanent ledger error that stopped Run
+}
+
+// stopped reports whether Run has stopped starting runs.
+func (rs *runState) stopped() bool {
+	select {
+	case <-rs.stopping:
+		return true
+	default:
+		return false
+	}
 }
 
 // NewScheduler returns a Scheduler configured by opts. Without options it
@@ -121,21 +157,23 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 		drainTimeout: cfg.drainTimeout,
 		wakeInterval: cfg.wakeInterval,
 		wake:         make(chan struct{}, 1),
-		byName:       make(map[string]*job),
+		jobs:         make(map[string]*job),
 	}
 }
 
 // Add registers a job: fn runs once per period of s. Add may be called
 // before or while Run runs; a job added while running starts with the
 // occurrences after the current instant (or after its latest ledger
-// record).
+// record). Add does no ledger I/O; Run reads the job's latest record in
+// the job's own goroutine.
 //
-// It returns a *JobError wrapping ErrInvalidJobName for an empty or
-// non-UTF-8 name, ErrDuplicateJob for a name already added, ErrNilSchedule,
-// ErrNilJobFunc, ErrNilLocation for a location option given nil, or
-// ErrUnknownPolicy for a policy value out of range. Nothing is registered
-// then. Fold and gap policies and the period key belong to the schedule
-// (WithFold, WithGap, WithPeriodKey in ParseCron).
+// It returns a *JobError wrapping ErrInvalidJobName for a name a ledger
+// cannot key (empty, longer than MaxKeyLen bytes, not UTF-8, with NUL),
+// ErrDuplicateJob for a name already added, ErrNilSchedule, ErrNilJobFunc,
+// ErrNilLocation for a location option given nil, or ErrUnknownPolicy for
+// a policy value out of range. Nothing is registered then. Fold and gap
+// policies and the period key belong to the schedule (WithFold, WithGap,
+// WithPeriodKey in ParseCron).
 //
 // A schedule that is not an OccurrenceSchedule (a robfig/cron schedule,
 // say) works too: each instant it returns is keyed by its wall reading in
@@ -144,136 +182,273 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 // claimed.
 func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context, run Run) error, opts ...JobOption) error {
 	fail := func(err error) error { return &JobError{Job: name, Err: err} }
-	if name == "" || !utf8.ValidString(name) {
-		return fail(ErrInvalidJobName)
-	}
-	if sched == nil || isNilCron(sched) {
-		return fail(ErrNilSchedule)
+	if err := validateKey("job", name); err != nil {
+		return fail(fmt.Errorf("%w: %w", ErrInvalidJobName, err))
 	}
 	if fn == nil {
 		return fail(ErrNilJobFunc)
 	}
-	cfg := jobConfig{catchUp: CatchUpLatest{}, lease: DefaultLease, misfire: DefaultMisfireThreshold}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	spec, err := newJobSpec(sched, fn, opts)
+	if err != nil {
+		return fail(err)
 	}
-	if cfg.err != nil {
-		return fail(cfg.err)
-	}
-	if cfg.overlap > OverlapAllow {
-		return fail(&ArgError{Func: "WithOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %d", ErrUnknownPolicy, cfg.overlap)})
-	}
-	if cfg.lease <= 0 {
-		cfg.lease = DefaultLease
-	}
-	if cfg.heartbeat <= 0 || cfg.heartbeat >= cfg.lease {
-		cfg.heartbeat = cfg.lease / 3
-	}
-	if cfg.misfire < 0 {
-		cfg.misfire = 0
-	}
-	j := &job{name: name, sched: sched, fn: fn, cfg: cfg}
-	j.occ, _ = sched.(OccurrenceSchedule)
-
 	s.mu.Lock()
-	if _, dup := s.byName[name]; dup {
-		s.mu.Unlock()
+	defer s.mu.Unlock()
+	if _, dup := s.jobs[name]; dup {
 		return fail(ErrDuplicateJob)
 	}
-	s.byName[name] = j
-	s.jobs = append(s.jobs, j)
-	running := s.running
-	s.mu.Unlock()
-	if running {
-		s.poke()
+	s.seq++
+	j := &job{name: name, seq: s.seq, spec: spec, qi: -1}
+	s.jobs[name] = j
+	if rs := s.run; rs != nil {
+		j.planning = true
+		s.spawn(rs, func() { s.plan(rs, j, true) })
 	}
 	return nil
 }
 
-func isNilCron(sched Schedule) bool {
-	c, ok := sched.(*Cron)
-	return ok && c == nil
+// Update replaces the schedule and options of job name, keeping its
+// function, while Run runs or not, from any goroutine. A run in progress
+// finishes under the schedule and options it started with; opts replace
+// the job's options (give all of them again). It returns the errors Add
+// returns for the new schedule and options, or a *JobError wrapping
+// ErrUnknownJob.
+//
+// An edit never runs a period retroactively. The periods of the old
+// schedule due before the instant of the Update are handled under the old
+// schedule (on time, or by the catch-up policy); the new schedule starts
+// at that instant: its periods before it never run, and the most recent
+// of them is recorded as skipped ("before the schedule took effect"), so
+// that a restart does not run it either. An Update that keeps the
+// schedule (same fingerprint: spec, zone and policies) changes only the
+// options. The same rule holds when a restarted process finds its latest
+// ledger record made under another schedule (see CatchUpPolicy).
+func (s *Scheduler) Update(name string, sched Schedule, opts ...JobOption) error {
+	s.mu.Lock()
+	j := s.jobs[name]
+	var fn func(context.Context, Run) error
+	if j != nil {
+		fn = j.spec.fn
+	}
+	s.mu.Unlock()
+	if j == nil {
+		return &JobError{Job: name, Err: ErrUnknownJob}
+	}
+	spec, err := newJobSpec(sched, fn, opts)
+	if err != nil {
+		return &JobError{Job: name, Err: err}
+	}
+	at := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.jobs[name] != j {
+		return &JobError{Job: name, Err: ErrUnknownJob}
+	}
+	old := j.spec
+	j.spec = spec
+	if spec.fp() != "" && sameSchedule(old.fp(), spec.fp()) {
+		return nil // same periods: cursor and next stay
+	}
+	if !j.primed && !j.planning {
+		// Not running: a later Run finds the change from the ledger.
+		return nil
+	}
+	j.edits = append(j.edits, edit{spec: old, at: at})
+	if j.planning {
+		return nil // the planner sees the edit when it is done
+	}
+	if j.qi >= 0 {
+		s.queue.remove(j)
+	}
+	s.enqueue(j, at)
+	return nil
 }
 
-// poke wakes the Run loop so it re-evaluates its jobs.
-func (s *Scheduler) poke() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
+// Remove deletes job name, while Run runs or not, from any goroutine. A
+// run in progress finishes; no new run of the job starts after Remove
+// returns. Its ledger records stay: a job added again under the name
+// resumes after them. It returns a *JobError wrapping ErrUnknownJob for a
+// name that is not there.
+func (s *Scheduler) Remove(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.jobs[name]
+	if j == nil {
+		return &JobError{Job: name, Err: ErrUnknownJob}
+	}
+	delete(s.jobs, name)
+	j.removed = true
+	if j.qi >= 0 {
+		s.queue.remove(j)
+	}
+	return nil
+}
+
+// enqueue puts j in the queue, due at due, and wakes the loop if it sleeps
+// past due. s.mu must be held.
+func (s *Scheduler) enqueue(j *job, due time.Time) {
+	s.queue.push(j, due)
+	if rs := s.run; rs != nil && (!s.sleeping || due.Before(s.sleepUntil)) {
+		select {
+		case s.wake <- struct{}{}:
+			// The loop is woken, so it is busy from now: Simulate must not
+			// move the clock before it looks at the queue. It ends this
+			// count when it takes the poke.
+			rs.sim.begin()
+		default:
+		}
 	}
 }
+
+// spawn starts f in a goroutine counted by Run's drain (and, under
+// Simulate, as busy until it ends). s.mu may be held.
+func (s *Scheduler) spawn(rs *runState, f func()) {
+	rs.workers.Add(1)
+	rs.sim.begin()
+	go func() {
+		defer rs.workers.Done()
+		defer rs.sim.end()
+		f()
+	}()
+}
+
+// primers bounds how many jobs resume from the ledger at once when Run
+// starts, so that 100,000 jobs do not make 100,000 goroutines.
+const primers = 16
 
 // Run runs the scheduler until ctx is cancelled, then stops starting runs,
 // waits for the running ones up to the drain timeout (WithDrainTimeout) and
 // returns. It returns nil after a clean drain, ErrDrainTimeout when jobs
-// were still running (their contexts are then cancelled and their
-// heartbeats stop, so their claims lapse to abandoned rather than stay
-// running for ever), or ErrRunning if the scheduler is already running.
+// (or ledger calls) were still running: their contexts are then cancelled
+// and their heartbeats stop, so their claims lapse to abandoned rather than
+// stay running for ever. Run returns within the drain timeout after ctx
+// ends, whatever the ledger does.
+//
+// A permanent ledger error (errors.Is(err, ErrPermanent): a table never
+// migrated, a closed pool; or a key the ledger refuses) stops Run as if
+// ctx had ended: it drains and returns a *JobError naming the job and
+// wrapping the ledger's error. Transient errors (a database restarting)
+// are retried with backoff on the clock. Run returns ErrRunning if the
+// scheduler is already running.
 //
 // On start each job resumes after its latest record in the ledger, so a
 // restarted process neither repeats the period its predecessor ran nor
 // forgets the ones it missed (see CatchUpPolicy).
-func (s *Scheduler) Run(ctx context.Context) error {
+func (s *Scheduler) Run(ctx context.Context) error { return s.run1(ctx, nil) }
+
+// run1 is Run with the simulation seam: sim is nil in production; Simulate
+// passes the bookkeeping it drives the fake clock with (which goroutines
+// are busy, what they wait for) and the recorder of fires.
+func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
+	loopCtx, stopLoop := context.WithCancelCause(ctx)
+	defer stopLoop(nil)
+	jobCtx, cancelJobs := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelJobs(context.Canceled)
+	rs := &runState{ctx: loopCtx, jobCtx: jobCtx, stopping: make(chan struct{}), stopLoop: stopLoop, sim: sim}
+
 	s.mu.Lock()
-	if s.running {
+	if s.run != nil {
 		s.mu.Unlock()
 		return ErrRunning
 	}
-	s.running = true
-	sim := s.simulating
+	s.run = rs
+	select {
+	case <-s.wake: // a poke for an earlier Run
+	default:
+	}
+	var fresh []*job
+	for _, j := range s.jobs {
+		if !j.primed && !j.planning {
+			if j.qi >= 0 {
+				s.queue.remove(j)
+			}
+			j.planning = true
+			fresh = append(fresh, j)
+		}
+	}
+	slices.SortFunc(fresh, func(a, b *job) int { return cmp.Compare(a.seq, b.seq) })
+	sim.begin()
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.running = false
-		s.mu.Unlock()
-	}()
+	defer sim.end()
 
-	s.act.begin()
-	defer s.act.end()
-	jobCtx, cancelJobs := context.WithCancelCause(context.WithoutCancel(ctx))
-	defer cancelJobs(context.Canceled)
-	stopping := make(chan struct{})
+	var next atomic.Int64
+	for range min(primers, len(fresh)) {
+		s.spawn(rs, func() {
+			for i := int(next.Add(1)) - 1; i < len(fresh); i = int(next.Add(1)) - 1 {
+				s.plan(rs, fresh[i], false)
+			}
+		})
+	}
+	s.loop(rs)
+	close(rs.stopping)
+	err := s.drain(rs, cancelJobs)
+	s.mu.Lock()
+	s.run, s.sleeping = nil, false
+	s.mu.Unlock()
+	if rs.failed != nil {
+		return rs.failed
+	}
+	return err
+}
 
+// loop hands every job that comes due to a goroutine of its own, until
+// Run's context ends. Each turn costs O(log N) per due job.
+func (s *Scheduler) loop(rs *runState) {
 	for {
 		now := s.clock.Now()
-		wakeAt := s.tick(jobCtx, now, stopping)
-		if !sim && s.wakeInterval > 0 {
+		s.mu.Lock()
+		for s.queue.Len() > 0 && !s.queue.peek().due.After(now) {
+			j := s.queue.pop()
+			j.planning = true
+			s.spawn(rs, func() { s.plan(rs, j, true) })
+		}
+		var wakeAt time.Time
+		if s.queue.Len() > 0 {
+			wakeAt = s.queue.peek().due
+		}
+		if (rs.sim == nil || !rs.sim.fakeTime) && s.wakeInterval > 0 {
 			if limit := now.Add(s.wakeInterval); wakeAt.IsZero() || limit.Before(wakeAt) {
 				wakeAt = limit
 			}
 		}
+		s.sleeping, s.sleepUntil = !wakeAt.IsZero(), wakeAt
 		var timer clockwork.Timer
 		var fired <-chan time.Time
 		if !wakeAt.IsZero() {
-			// Measure from a fresh reading: time has passed during tick.
+			// Measure from a fresh reading: time has passed since now.
 			timer = s.clock.NewTimer(wakeAt.Sub(s.clock.Now()))
 			fired = timer.Chan()
 		}
-		id := s.act.park(wakeAt)
+		s.mu.Unlock()
+		id := rs.sim.park(wakeAt)
+		poked := false
 		select {
 		case <-fired:
 		case <-s.wake:
-		case <-ctx.Done():
+			poked = true
+		case <-rs.ctx.Done():
 		}
-		s.act.unpark(id)
+		rs.sim.unpark(id)
+		if poked {
+			rs.sim.end() // the poker's count (see enqueue)
+		}
 		if timer != nil {
 			timer.Stop()
 		}
-		if ctx.Err() != nil {
-			break
+		if rs.ctx.Err() != nil {
+			s.mu.Lock()
+			s.sleeping = false
+			s.mu.Unlock()
+			return
 		}
 	}
-	close(stopping)
-	return s.drain(cancelJobs)
 }
 
 // drain waits for the workers, up to the drain timeout.
-func (s *Scheduler) drain(cancelJobs context.CancelCauseFunc) error {
+func (s *Scheduler) drain(rs *runState, cancelJobs context.CancelCauseFunc) error {
 	done := make(chan struct{})
 	go func() {
-		s.workers.Wait()
+		rs.workers.Wait()
 		close(done)
 	}()
 	select {
@@ -284,12 +459,12 @@ func (s *Scheduler) drain(cancelJobs context.CancelCauseFunc) error {
 	if s.drainTimeout >= 0 {
 		now := s.clock.Now()
 		timer := s.clock.NewTimer(s.drainTimeout)
-		id := s.act.park(now.Add(s.drainTimeout))
+		id := rs.sim.park(now.Add(s.drainTimeout))
 		select {
 		case <-done:
 		case <-timer.Chan():
 		}
-		s.act.unpark(id)
+		rs.sim.unpark(id)
 		timer.Stop()
 		select {
 		case <-done:
@@ -302,81 +477,59 @@ func (s *Scheduler) drain(cancelJobs context.CancelCauseFunc) error {
 	return ErrDrainTimeout
 }
 
-// tick handles every occurrence due at now and returns the earliest
-// instant a job comes due next (zero if none ever does).
-func (s *Scheduler) tick(ctx context.Context, now time.Time, stopping chan struct{}) time.Time {
-	s.mu.Lock()
-	jobs := append([]*job(nil), s.jobs...)
-	s.mu.Unlock()
+// isPermanent reports whether a ledger error will not go away by retrying:
+// ErrPermanent, or a key or request the ledger refuses.
+func isPermanent(err error) bool {
+	return errors.Is(err, ErrPermanent) || errors.Is(err, ErrInvalidKey) || errors.Is(err, ErrInvalidRequest)
+}
 
-	var wakeAt time.Time
-	for _, j := range jobs {
-		s.mu.Lock()
-		primed := j.primed
-		s.mu.Unlock()
-		if !primed {
-			cursor := s.resumeCursor(ctx, j, now)
-			s.mu.Lock()
-			j.primed, j.cursor = true, cursor
-			j.next, j.hasNext = j.nextAfter(cursor)
-			s.mu.Unlock()
-		}
-
-		// Collect the occurrences in (cursor, now]. Only the loop goroutine
-		// moves the cursor, and only forward: a clock stepped back finds
-		// nothing due and sleeps until the occurrence after the cursor.
-		var due []Occurrence
-		dropped := 0
-		s.mu.Lock()
-		for j.hasNext && !j.next.At.After(now) {
-			if len(due) == maxCatchUp {
-				// Keep the most recent half: amortised O(1) per period.
-				due = append(due[:0], due[maxCatchUp/2:]...)
-				dropped += maxCatchUp / 2
-			}
-			due = append(due, j.next)
-			j.cursor = j.next.At
-			j.next, j.hasNext = j.nextAfter(j.cursor)
-		}
-		if j.hasNext && (wakeAt.IsZero() || j.next.At.Before(wakeAt)) {
-			wakeAt = j.next.At
-		}
-		s.mu.Unlock()
-
-		if dropped > 0 {
-			s.log.Warn("run catch-up truncated", "job", j.name, "unrecorded_periods", dropped)
-		}
-		if len(due) > 0 {
-			run, skip := j.cfg.plan(due, now)
-			for _, o := range skip {
-				s.skip(ctx, j, o, "missed: catch-up policy")
-			}
-			if len(run) > 0 {
-				s.dispatch(ctx, j, run, stopping)
-			}
-		}
-	}
-	return wakeAt
+// fail stops Run for a permanent ledger error of job: Run drains and
+// returns it. The first one wins.
+func (s *Scheduler) fail(rs *runState, job string, err error) {
+	rs.failOnce.Do(func() {
+		s.log.Error("scheduler stopped: permanent ledger error", "job", job, "error", err)
+		rs.failed = &JobError{Job: job, Err: err}
+		rs.stopLoop(rs.failed)
+	})
 }
 
 // RunNow claims period of job and runs it in the caller's goroutine, for
 // operators re-running or back-filling a period by hand. It returns the
 // job's error; a *ClaimedError (errors.Is ErrAlreadyClaimed) when the period
-// already has a record, so it did not run; or a *JobError wrapping
-// ErrUnknownJob or ErrUnknownPeriod when job was never added or period is not
-// one of its schedule's periods (looked up within a few days of the date the
-// period key starts with). It ignores the overlap and catch-up policies and
-// does not need Run to be running.
+// already has a record, so it did not run; a *JobError wrapping
+// ErrUnknownJob or ErrUnknownPeriod when job is not there or period is not
+// one of its schedule's periods (looked up within a few days of the date
+// the period key starts with); or a *JobError wrapping the ledger's error
+// when the claim failed. It ignores the overlap and catch-up policies and
+// does not need Run to be running. Every wait (a retry's backoff) ends
+// when ctx does.
 func (s *Scheduler) RunNow(ctx context.Context, job, period string) error {
 	s.mu.Lock()
-	j := s.byName[job]
+	j := s.jobs[job]
+	var sim *simulation
+	if s.run != nil {
+		sim = s.run.sim
+	}
+	var spec *jobSpec
+	if j != nil {
+		spec = j.spec
+	}
+	sim.begin()
 	s.mu.Unlock()
+	defer sim.end()
 	if j == nil {
 		return &JobError{Job: job, Period: period, Err: ErrUnknownJob}
 	}
-	o, ok := j.findPeriod(period)
+	o, ok := spec.findPeriod(period)
 	if !ok {
 		return &JobError{Job: job, Period: period, Err: ErrUnknownPeriod}
 	}
-	return s.execute(ctx, j, o, nil)
+	err, ledgerErr := s.execute(runEnv{ctx: ctx, sim: sim}, j, task{spec: spec, o: o})
+	if ledgerErr != nil {
+		if errors.Is(ledgerErr, ErrAlreadyClaimed) {
+			return ledgerErr
+		}
+		return &JobError{Job: job, Period: period, Err: ledgerErr}
+	}
+	return err
 }

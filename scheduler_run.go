@@ -9,93 +9,86 @@ import (
 	"time"
 )
 
-// dispatch starts a worker for the batch, or applies the overlap policy
-// when the job is still running.
-func (s *Scheduler) dispatch(ctx context.Context, j *job, batch []Occurrence, stopping chan struct{}) {
-	s.mu.Lock()
-	if j.active > 0 {
-		switch j.cfg.overlap {
-		case OverlapQueue:
-			j.queue = append(j.queue, batch...)
-			s.mu.Unlock()
-			return
-		case OverlapAllow:
-		default:
-			s.mu.Unlock()
-			for _, o := range batch {
-				s.skip(ctx, j, o, "overlap: previous run still running")
-			}
-			return
-		}
-	}
-	j.active++
-	s.act.begin()
-	s.workers.Add(1)
-	s.mu.Unlock()
-	go s.worker(ctx, j, batch, stopping)
+// runEnv is what running a period needs from its caller: Run's worker or
+// RunNow's caller.
+type runEnv struct {
+	ctx      context.Context // the job's context, and the ledger calls'
+	stopping <-chan struct{} // Run stops starting runs; nil for RunNow
+	sim      *simulation     // nil in production
+	rs       *runState       // nil for RunNow: ledger errors are returned, not fatal
 }
 
-// worker runs a batch of periods of one job in order, then whatever the
-// overlap queue collected meanwhile.
-func (s *Scheduler) worker(ctx context.Context, j *job, batch []Occurrence, stopping chan struct{}) {
-	defer s.workers.Done()
-	defer s.act.end()
+func (rs *runState) env() runEnv {
+	return runEnv{ctx: rs.jobCtx, stopping: rs.stopping, sim: rs.sim, rs: rs}
+}
+
+// runBatch runs a batch of periods of one job in order, then whatever the
+// overlap queue collected meanwhile, until Run stops or the job is
+// removed.
+func (s *Scheduler) runBatch(rs *runState, j *job, batch []task) {
+	env := rs.env()
 	for {
-		for _, o := range batch {
-			select {
-			case <-stopping:
-				// Not claimed, so not lost: the next start resumes after the
-				// latest record and catches these up by policy.
-				s.mu.Lock()
+		for _, t := range batch {
+			s.mu.Lock()
+			stop, removed := rs.stopped(), j.removed
+			if stop || removed {
+				if stop {
+					// Not claimed, so not lost: the next Run resumes after
+					// the latest record and catches these up by policy.
+					j.primed = false
+				}
 				j.active--
-				j.queue = nil
+				j.queued = nil
 				s.mu.Unlock()
 				return
-			default:
 			}
-			s.execute(ctx, j, o, stopping)
+			s.mu.Unlock()
+			s.execute(env, j, t)
 		}
 		s.mu.Lock()
-		if len(j.queue) == 0 {
+		if len(j.queued) == 0 {
 			j.active--
 			s.mu.Unlock()
 			return
 		}
-		batch, j.queue = j.queue, nil
+		batch, j.queued = j.queued, nil
 		s.mu.Unlock()
 	}
 }
 
-// execute claims o and runs it, retrying by the job's policy. It returns
-// the job's last error, or the claim error (a *ClaimedError when the
-// period was claimed before).
-func (s *Scheduler) execute(ctx context.Context, j *job, o Occurrence, stopping <-chan struct{}) error {
+// execute claims t and runs it, retrying by the job's policy. It returns
+// the job's last error, or as ledgerErr the claim error (a *ClaimedError
+// when the period was claimed before).
+func (s *Scheduler) execute(env runEnv, j *job, t task) (err, ledgerErr error) {
+	retry := t.spec.cfg.retry
 	for {
-		rec, err := s.claim(ctx, j, o, stopping)
+		rec, err := s.claim(env, j, t)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		err = s.invoke(ctx, j, o, rec)
-		if err == nil || !j.cfg.retry.Failed || rec.Attempt >= j.cfg.retry.MaxAttempts {
-			return err
+		err = s.invoke(env, j, t, rec)
+		if err == nil || !retry.Failed || rec.Attempt >= retry.MaxAttempts {
+			return err, nil
 		}
-		if !s.sleep(j.cfg.retryBackoff, stopping) {
-			return err
+		if !s.sleep(env, t.spec.cfg.retryBackoff) {
+			return err, nil
 		}
 	}
 }
 
-// claim claims o in the ledger. A ledger that fails (database restarting,
+// claim claims t in the ledger. A ledger that fails (database restarting,
 // network down) is retried with backoff on the clock, 1 s doubling to a
-// minute, until it answers or the scheduler stops: a database that goes
-// away at 01:30 delays the run, it does not lose it. Without stopping
-// (RunNow) the first error is returned. An existing claim is logged as
-// "run already claimed" with its record and returned as is.
-func (s *Scheduler) claim(ctx context.Context, j *job, o Occurrence, stopping <-chan struct{}) (Record, error) {
+// minute, until it answers or Run stops: a database that goes away at
+// 01:30 delays the run, it does not lose it. A permanent error stops Run.
+// Without Run (RunNow) the first error is returned. An existing claim is
+// logged as "run already claimed" with its record and returned as is.
+func (s *Scheduler) claim(env runEnv, j *job, t task) (Record, error) {
 	backoff := time.Second
+	o := t.o
 	for {
-		rec, err := s.ledger.Claim(ctx, ClaimRequest{
-			Job: j.name, Period: o.Period, Owner: s.owner, Lease: j.cfg.lease, Retry: j.cfg.retry,
+		rec, err := s.ledger.Claim(env.ctx, ClaimRequest{
+			Job: j.name, Period: o.Period, Owner: s.owner, Lease: t.spec.cfg.lease, Retry: t.spec.cfg.retry,
+			Schedule: s.fingerprintNow(j),
 		})
 		if err == nil {
 			return rec, nil
@@ -108,41 +101,47 @@ func (s *Scheduler) claim(ctx context.Context, j *job, o Occurrence, stopping <-
 				"attempt", e.Attempt, "token", e.Token)
 			return Record{}, err
 		}
-		permanent := stopping == nil || errors.Is(err, ErrInvalidKey) || ctx.Err() != nil
-		if permanent {
+		if env.rs == nil || isPermanent(err) || env.ctx.Err() != nil {
 			s.log.Error("run claim failed", "job", j.name, "period", o.Period, "due", o.At, "error", err)
+			if env.rs != nil && isPermanent(err) {
+				s.fail(env.rs, j.name, err)
+			}
 			return Record{}, err
 		}
 		s.log.Error("run claim failed", "job", j.name, "period", o.Period, "due", o.At, "error", err, "retry_in", backoff)
-		if !s.sleep(backoff, stopping) {
+		if !s.sleep(env, backoff) {
 			return Record{}, err
 		}
 		backoff = min(2*backoff, time.Minute)
 	}
 }
 
-// sleep waits d on the clock; false if stopping closed first.
-func (s *Scheduler) sleep(d time.Duration, stopping <-chan struct{}) bool {
+// sleep waits d on the clock; false if Run stops or env's context ends
+// first. Under Simulate the goroutine counts as asleep until then.
+func (s *Scheduler) sleep(env runEnv, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
 	now := s.clock.Now()
 	t := s.clock.NewTimer(d)
 	defer t.Stop()
-	id := s.act.park(now.Add(d))
-	defer s.act.unpark(id)
+	id := env.sim.park(now.Add(d))
+	defer env.sim.unpark(id)
 	select {
 	case <-t.Chan():
 		return true
-	case <-stopping:
+	case <-env.stopping:
+		return false
+	case <-env.ctx.Done():
 		return false
 	}
 }
 
 // invoke runs one claimed attempt: the job under a heartbeat (and timeout),
 // then Finish with the outcome.
-func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record) error {
-	run := j.runOf(o, rec)
+func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record) error {
+	ctx, cfg := env.ctx, &t.spec.cfg
+	run := t.spec.runOf(j.name, t.o, rec)
 	started := s.clock.Now()
 	s.logRun(ctx, slog.LevelInfo, "run start", run)
 
@@ -150,8 +149,8 @@ func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record
 	defer cancel(context.Canceled)
 	stop := make(chan struct{})
 	hbDone := make(chan struct{})
-	go s.heartbeat(ctx, runCtx, cancel, j, run, rec.LeaseUntil, stop, hbDone)
-	err := callJob(runCtx, j.fn, run)
+	go s.heartbeat(env, runCtx, cancel, cfg, run, rec.LeaseUntil, stop, hbDone)
+	err := callJob(runCtx, t.spec.fn, run)
 	close(stop)
 	<-hbDone
 
@@ -164,10 +163,14 @@ func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record
 	}
 	finishCtx := context.WithoutCancel(ctx)
 	if _, ferr := s.ledger.Finish(finishCtx, j.name, run.Period, run.Token, state, reason); ferr != nil {
-		if errors.Is(ferr, ErrLeaseLost) {
+		switch {
+		case errors.Is(ferr, ErrLeaseLost):
 			s.logRun(ctx, slog.LevelWarn, "run finish rejected: lease lost", run, "outcome", state.String())
-		} else {
+		default:
 			s.logRun(ctx, slog.LevelError, "run finish failed", run, "outcome", state.String(), "error", ferr)
+			if env.rs != nil && isPermanent(ferr) {
+				s.fail(env.rs, j.name, ferr)
+			}
 		}
 	}
 	took := s.clock.Now().Sub(started)
@@ -176,12 +179,7 @@ func (s *Scheduler) invoke(ctx context.Context, j *job, o Occurrence, rec Record
 	} else {
 		s.logRun(ctx, slog.LevelInfo, "run finish", run, "outcome", state.String(), "duration", took)
 	}
-	s.mu.Lock()
-	record := s.record
-	s.mu.Unlock()
-	if record != nil {
-		record(Fire{Run: run, Started: started, Err: err})
-	}
+	env.sim.recordFire(Fire{Run: run, Started: started, Err: err})
 	return err
 }
 
@@ -230,14 +228,15 @@ func callJob(ctx context.Context, fn func(context.Context, Run) error, run Run) 
 // cancels the job's context when the lease is lost (taken over, or expired
 // while the ledger was unreachable) or the timeout passes, and stops when
 // stop closes or the scheduler gives up draining (base is cancelled).
-func (s *Scheduler) heartbeat(base, runCtx context.Context, cancel context.CancelCauseFunc, j *job, run Run,
+func (s *Scheduler) heartbeat(env runEnv, runCtx context.Context, cancel context.CancelCauseFunc, cfg *jobConfig, run Run,
 	leaseUntil time.Time, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	beat := s.clock.NewTimer(j.cfg.heartbeat)
+	base := env.ctx
+	beat := s.clock.NewTimer(cfg.heartbeat)
 	defer beat.Stop()
 	var timeout <-chan time.Time
-	if j.cfg.timeout > 0 {
-		t := s.clock.NewTimer(j.cfg.timeout)
+	if cfg.timeout > 0 {
+		t := s.clock.NewTimer(cfg.timeout)
 		defer t.Stop()
 		timeout = t.Chan()
 	}
@@ -250,28 +249,36 @@ func (s *Scheduler) heartbeat(base, runCtx context.Context, cancel context.Cance
 			return
 		case <-timeout:
 			timeout = nil
-			s.log.Warn("run timeout", "job", j.name, "period", run.Period, "timeout", j.cfg.timeout)
+			s.log.Warn("run timeout", "job", run.Job, "period", run.Period, "timeout", cfg.timeout)
 			cancel(ErrJobTimeout)
 		case <-beats:
-			rec, err := s.ledger.Heartbeat(base, j.name, run.Period, run.Token, j.cfg.lease)
+			rec, err := s.ledger.Heartbeat(base, run.Job, run.Period, run.Token, cfg.lease)
 			switch {
 			case err == nil:
 				leaseUntil = rec.LeaseUntil
 			case errors.Is(err, ErrLeaseLost):
-				s.log.Error("run lease lost", "job", j.name, "period", run.Period, "token", run.Token, "error", err)
+				s.log.Error("run lease lost", "job", run.Job, "period", run.Period, "token", run.Token, "error", err)
 				cancel(ErrLeaseLost)
 				beats = nil
 				continue
+			case isPermanent(err):
+				s.log.Error("run heartbeat failed", "job", run.Job, "period", run.Period, "error", err)
+				cancel(err)
+				if env.rs != nil {
+					s.fail(env.rs, run.Job, err)
+				}
+				beats = nil
+				continue
 			default:
-				s.log.Warn("run heartbeat failed", "job", j.name, "period", run.Period, "error", err)
+				s.log.Warn("run heartbeat failed", "job", run.Job, "period", run.Period, "error", err)
 				if !s.clock.Now().Before(leaseUntil) {
-					s.log.Error("run lease expired", "job", j.name, "period", run.Period, "lease_until", leaseUntil)
+					s.log.Error("run lease expired", "job", run.Job, "period", run.Period, "lease_until", leaseUntil)
 					cancel(fmt.Errorf("%w: lease expired at %s while the ledger was unreachable", ErrLeaseLost, leaseUntil.Format(time.RFC3339)))
 					beats = nil
 					continue
 				}
 			}
-			beat.Reset(j.cfg.heartbeat)
+			beat.Reset(cfg.heartbeat)
 		}
 	}
 }

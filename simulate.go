@@ -1,9 +1,12 @@
 package dstsafe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,7 +71,8 @@ var (
 
 // Simulate runs s — the same Scheduler.Run a service calls — on its fake
 // clock from the clock's current instant for d, and returns every run it
-// started, in the order they finished. s must have been built
+// started (RunNow calls made meanwhile included), ordered by the instant
+// they started, then by job name. s must have been built
 // WithClock(fc) for a *clockwork.FakeClock fc (else ErrNeedFakeClock) and
 // must not be running (else ErrRunning).
 //
@@ -104,24 +108,11 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	}
 
 	rec := &recorder{}
-	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return nil, ErrRunning
-	}
-	s.simulating = true
-	s.record = rec.add
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.simulating, s.record = false, nil
-		s.mu.Unlock()
-	}()
-
+	sim := &simulation{record: rec.add, fakeTime: true}
 	end := fc.Now().Add(d)
 	finished := make(chan struct{})
 	var stopErr error
-	a := &s.act
+	a := &sim.act
 
 	// drive runs in whichever scheduler goroutine made the scheduler idle
 	// (see activity.driver): it advances the fake clock, step by step or to
@@ -168,7 +159,7 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	var runErr error
 	runDone := make(chan struct{})
 	go func() {
-		runErr = s.Run(runCtx)
+		runErr = s.run1(runCtx, sim)
 		close(runDone)
 	}()
 
@@ -188,6 +179,9 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	<-runDone
 	if err == nil {
 		err = runErr
+	}
+	if errors.Is(runErr, ErrRunning) {
+		return nil, runErr
 	}
 	return rec.fires(), err
 }
@@ -211,6 +205,9 @@ func (r *recorder) add(f Fire) {
 	r.n++
 }
 
+// fires returns the fires by start instant, then job name, due instant
+// and attempt: runs that start together finish in an order the Go
+// scheduler picks, and a simulation's result must not depend on it.
 func (r *recorder) fires() []Fire {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -218,6 +215,18 @@ func (r *recorder) fires() []Fire {
 	for _, c := range r.chunks {
 		out = append(out, c...)
 	}
+	slices.SortStableFunc(out, func(a, b Fire) int {
+		if c := a.Started.Compare(b.Started); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Job, b.Job); c != 0 {
+			return c
+		}
+		if c := a.Due.Compare(b.Due); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Attempt, b.Attempt)
+	})
 	return out
 }
 
