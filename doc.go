@@ -81,6 +81,11 @@
 // transitions; dstsafetest's Require* helpers check the runs it returns.
 // Log messages are constant strings ("run start", "run finish", "run
 // already claimed"); the job, period and outcome are attributes.
+// [Scheduler.Update] and [Scheduler.Remove] change jobs while it runs. A
+// schedule edited between deploys, or by Update, never runs a period
+// retroactively: missed periods are counted under the schedule that was
+// in force (see [CatchUpPolicy]). The cost of a fire is O(log N) in the
+// number of jobs, and ledger I/O never runs on the loop goroutine.
 //
 // # Nil arguments
 //

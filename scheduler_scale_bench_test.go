@@ -134,6 +134,9 @@ func scaleRun(b *testing.B, n int) scaleRow {
 		}
 		fires += len(got)
 	}
+	if want := scaleFires(b, n, start, start.Add(time.Second+time.Duration(b.N)*window)); fires != want {
+		b.Fatalf("%d jobs: %d fires, the time package says %d", n, fires, want)
+	}
 	row := scaleRow{n: n, parsePerJob: parsed / time.Duration(n), addPerJob: added / time.Duration(n),
 		primePerJob: primed / time.Duration(n), heapPerJob: heap, fires: fires, simulated: window}
 	if fires > len(warm) {
@@ -145,4 +148,35 @@ func scaleRun(b *testing.B, n int) scaleRow {
 	b.ReportMetric(float64(fires), "fires")
 	runtime.KeepAlive(s)
 	return row
+}
+
+// scaleFires counts the fires of scaleRun's jobs in [from, to] with the
+// time package alone: each job's H:M on every local date, at its first
+// reading in a fold (no job of the window falls in a gap).
+func scaleFires(b *testing.B, n int, from, to time.Time) int {
+	locs := make([]*time.Location, len(scaleZones))
+	for i, z := range scaleZones {
+		loc, err := time.LoadLocation(z)
+		if err != nil {
+			b.Fatal(err)
+		}
+		locs[i] = loc
+	}
+	total := 0
+	for i := range n {
+		loc := locs[i%len(locs)]
+		m := i / len(scaleZones)
+		h, mi := m/60%24, m%60
+		for day := from.AddDate(0, 0, -2); !day.After(to.AddDate(0, 0, 2)); day = day.AddDate(0, 0, 1) {
+			y, mo, d := day.In(loc).Date()
+			t := time.Date(y, mo, d, h, mi, 0, 0, loc)
+			if e := t.Add(-time.Hour); e.Hour() == h && e.Minute() == mi && e.Day() == d {
+				t = e // the first of two readings
+			}
+			if !t.Before(from) && !t.After(to) {
+				total++
+			}
+		}
+	}
+	return total
 }
