@@ -374,3 +374,33 @@ func TestEditWhileDownCatchesUpTheOldSchedule(t *testing.T) {
 		})
 	}
 }
+
+// A second restart after an edit finds the latest period made under the
+// old schedule (05:00 sorts after the new schedule's 01:00), but the
+// record of when the new one took effect: it catches up the new
+// schedule's missed 01:00, not the old schedule's 05:00.
+func TestSecondRestartAfterEdit(t *testing.T) {
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 5, 2, 4, 0, 0, 0, time.UTC))
+	ledger := dstsafe.NewMemoryLedger(clock)
+	newS := func(spec string) *dstsafe.Scheduler {
+		s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
+		require.NoError(t, s.Add("report", mustCron(t, spec), nop))
+		return s
+	}
+	fires, err := dstsafe.Simulate(context.Background(), newS("0 5 * * *"), 2*time.Hour) // runs 05-02 05:00
+	require.NoError(t, err)
+	require.Len(t, fires, 1)
+	clock.Advance(2 * time.Hour) // the deploy at 08:00: "0 1 * * *" from now on
+	fires, err = dstsafe.Simulate(context.Background(), newS("0 1 * * *"), time.Hour)
+	require.NoError(t, err)
+	require.Empty(t, fires)
+	clock.Advance(21 * time.Hour) // down from 09:00 to 05-03 06:00
+	restart := clock.Now()
+	fires, err = dstsafe.Simulate(context.Background(), newS("0 1 * * *"), time.Hour)
+	require.NoError(t, err)
+	require.Len(t, fires, 1)
+	require.Equal(t, "2024-05-03T01:00:00", fires[0].Period, "the new schedule's missed period, late")
+	require.True(t, fires[0].Started.Equal(restart))
+	_, err = ledger.Get(context.Background(), "report", "2024-05-03T05:00:00")
+	require.ErrorIs(t, err, dstsafe.ErrNotFound, "the old schedule is gone")
+}

@@ -180,3 +180,27 @@ func TestConcurrentEdits(t *testing.T) {
 	require.NoError(t, err)
 	dstsafetest.RequireOncePerPeriod(t, fires)
 }
+
+// A job that removes itself during a catch-up batch (CatchUpAll, three
+// missed periods run oldest first): the rest of the batch does not run.
+func TestRemoveStopsABatch(t *testing.T) {
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
+	ledger := dstsafe.NewMemoryLedger(clock)
+	newS := func() *dstsafe.Scheduler {
+		return dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
+	}
+	s1 := newS()
+	require.NoError(t, s1.Add("report", mustCron(t, "0 1 * * *"), nop))
+	_, err := dstsafe.Simulate(context.Background(), s1, 2*time.Hour) // runs 06-01 01:00
+	require.NoError(t, err)
+	clock.Advance(70 * time.Hour) // down until 06-04 02:00: 06-02, 06-03, 06-04 missed
+	s2 := newS()
+	var ran []string
+	require.NoError(t, s2.Add("report", mustCron(t, "0 1 * * *"), func(_ context.Context, r dstsafe.Run) error {
+		ran = append(ran, r.Period)
+		return s2.Remove("report")
+	}, dstsafe.WithCatchUp(dstsafe.CatchUpAll{Window: 7 * 24 * time.Hour})))
+	_, err = dstsafe.Simulate(context.Background(), s2, time.Hour)
+	require.NoError(t, err)
+	require.Equal(t, []string{"2024-06-02T01:00:00"}, ran)
+}
