@@ -30,7 +30,7 @@ import (
 //   - with a zone the tz database does not know.
 //
 // Only constant specs are checked.
-var CronSpec = addTestsFlag(&analysis.Analyzer{
+var CronSpec = newAnalyzer(&analysis.Analyzer{
 	Name: "cronspec",
 	Doc:  "report cron specs without a zone, or at a fixed time inside their zone's DST transition window",
 	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/cmd/dstsafevet#CronSpec",
@@ -51,7 +51,7 @@ var now = time.Now
 func runCronSpec(pass *analysis.Pass) (any, error) {
 	fs := files(pass)
 	r := newReporter(pass, fs)
-	t := newTracker(pass, fs)
+	t := flow(pass)
 	for _, f := range fs {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
