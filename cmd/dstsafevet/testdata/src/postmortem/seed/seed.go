@@ -18,7 +18,7 @@ func run(name string) {}
 func tick(nowLocal time.Time) {
 	for name, hm := range jobs {
 		due := nowLocal.Hour() == hm[0] && nowLocal.Minute() == hm[1] // want `wallclock: matching the local hour/minute`
-		recent := nowLocal.Sub(lastStart[name]) < 10*time.Minute // want `elapsedguard: an elapsed-time guard`
+		recent := nowLocal.Sub(lastStart[name]) < 10*time.Minute      // want `elapsedguard: an elapsed-time guard`
 		if due && !recent {
 			lastStart[name] = nowLocal
 			run(name)
