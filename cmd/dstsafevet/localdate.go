@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"regexp"
 	"strings"
 	"time"
 
@@ -169,14 +170,19 @@ func (t *tracker) dateOfNow(call *ast.CallExpr, conv map[*types.Func]int) (dateU
 			i, isConv = 0, true
 		}
 		if isConv && i < len(call.Args) {
-			if !t.nowOf(call.Args[i]).now() {
+			// A recorded instant (s.lastRun, fires[0]) is when something
+			// happened, judged where it is recorded.
+			if info := t.nowOf(call.Args[i]); !info.now() || info.stored {
 				return useNone, nil
 			}
 			return t.usedAsDate(call, 0), t.paramBase(call.Args[i], 0)
 		}
 	}
 	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) || t.nowOf(sel.X).zone != zoneNamed {
+	if !ok || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+		return useNone, nil
+	}
+	if info := t.nowOf(sel.X); info.zone != zoneNamed || info.stored {
 		return useNone, nil
 	}
 	switch sel.Sel.Name {
@@ -432,6 +438,13 @@ func (t *tracker) usedAsInstant(e ast.Expr, depth int) bool {
 	}
 	switch p := p.(type) {
 	case *ast.CallExpr:
+		if child == p.Fun {
+			return false
+		}
+		// scheduleTask(x, ...), queue.EnqueueAt(x, job), clock.Until(x)
+		if fn := calleeFunc(t.pass, p); fn != nil && schedulingName.MatchString(fn.Name()) {
+			return true
+		}
 		// time.Until(x)
 		if sel, ok := unparen(p.Fun).(*ast.SelectorExpr); ok {
 			if isPkgFunc(t.pass, sel, "time", "Until") {
@@ -443,9 +456,22 @@ func (t *tracker) usedAsInstant(e ast.Expr, depth int) bool {
 			}
 		}
 	case *ast.SelectorExpr:
+		call, ok := t.parent[p].(*ast.CallExpr)
+		if !ok || call.Fun != p {
+			return false
+		}
 		// x.Sub(now), x.Before(now), x.After(now)
-		if call, ok := t.parent[p].(*ast.CallExpr); ok && call.Fun == p && len(call.Args) == 1 &&
-			comparesInstant(p.Sel.Name) && t.nowOf(call.Args[0]).now() {
+		if len(call.Args) == 1 && comparesInstant(p.Sel.Name) && t.nowOf(call.Args[0]).now() {
+			return true
+		}
+		// midnight.AddDate(0, 0, 1): still the instant to schedule.
+		switch p.Sel.Name {
+		case "Add", "AddDate", "In", "UTC":
+			return t.usedAsInstant(call, depth+1)
+		}
+	case *ast.KeyValueExpr:
+		// Task{RunAt: x}
+		if id, ok := p.Key.(*ast.Ident); ok && p.Value == child && instantField.MatchString(id.Name) {
 			return true
 		}
 	case *ast.ReturnStmt:
@@ -467,6 +493,13 @@ func (t *tracker) usedAsInstant(e ast.Expr, depth int) bool {
 	}
 	return false
 }
+
+// schedulingName matches functions and methods that take the instant
+// something is to happen at.
+var schedulingName = regexp.MustCompile(`(?i)schedul|enqueue|^(run|fire|wake|notify|sleep|wait)?(at|until)$|^(run|fire|wake|notify|sleep|wait)(at|until)`)
+
+// instantField matches struct fields that hold when something happens.
+var instantField = regexp.MustCompile(`^(?i:at|runat|due|dueat|next|nextrun|nextat|fireat|scheduledat|when)$`)
 
 func comparesInstant(method string) bool {
 	switch method {

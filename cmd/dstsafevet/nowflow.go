@@ -90,6 +90,12 @@ func (z zone) String() string {
 type nowInfo struct {
 	zone   zone
 	stored bool
+	// shifted is the current instant moved by a duration (now.Add(-d),
+	// now.AddDate(0, 0, 1)): still the current time where it is used,
+	// but it does not flow into variables, parameters and results, where
+	// it would make every instant computed from the current one (the
+	// next fire of a schedule) look current.
+	shifted bool
 }
 
 func (i nowInfo) now() bool { return i.zone != 0 }
@@ -104,11 +110,11 @@ func merge(a, b nowInfo) nowInfo {
 	if !b.now() {
 		return a
 	}
-	return nowInfo{zone: max(a.zone, b.zone), stored: a.stored || b.stored}
+	return nowInfo{zone: max(a.zone, b.zone), stored: a.stored || b.stored, shifted: a.shifted && b.shifted}
 }
 
 // grows reports whether merging b into a changes a.
-func grows(a, b nowInfo) bool { return b.now() && merge(a, b) != a }
+func grows(a, b nowInfo) bool { return b.now() && !b.shifted && merge(a, b) != a }
 
 func (i nowInfo) asStored() nowInfo {
 	if i.now() {
@@ -144,6 +150,11 @@ type tracker struct {
 
 	// Edges of the flow, collected once.
 	assigns      map[types.Object][]ast.Expr // x = e, x := e, var x = e, T{x: e}
+	// litValues are the values of struct fields in composite literals
+	// (also in assigns): a field set in T{H: now.Hour()} in one place and
+	// T{H: 1} in another holds a reading in one value and a setting in
+	// the other, which the wall-clock matcher must not confuse.
+	litValues map[ast.Expr]bool
 	elemAssigns  map[types.Object][]ast.Expr // m[k] = e
 	tupleAssigns map[types.Object][]tupleAssign
 	ranges       []rangeEdge
@@ -182,6 +193,7 @@ func newTracker(pass *analysis.Pass, fs []*ast.File) *tracker {
 		files:        fs,
 		parent:       map[ast.Node]ast.Node{},
 		assigns:      map[types.Object][]ast.Expr{},
+		litValues:    map[ast.Expr]bool{},
 		elemAssigns:  map[types.Object][]ast.Expr{},
 		tupleAssigns: map[types.Object][]tupleAssign{},
 		declOf:       map[*types.Func]*ast.FuncDecl{},
@@ -267,10 +279,12 @@ func (t *tracker) collect(n ast.Node) {
 				if id, ok := kv.Key.(*ast.Ident); ok {
 					if f, ok := info.ObjectOf(id).(*types.Var); ok && f.IsField() {
 						t.assigns[f] = append(t.assigns[f], kv.Value)
+						t.litValues[kv.Value] = true
 					}
 				}
 			} else if i < st.NumFields() {
 				t.assigns[st.Field(i)] = append(t.assigns[st.Field(i)], el)
+				t.litValues[el] = true
 			}
 		}
 	case *ast.RangeStmt:
@@ -348,7 +362,7 @@ func (t *tracker) solve() {
 				continue
 			}
 			if r.value != nil {
-				changed = t.markVar(r.value, t.elemsNow(r.x)) || changed
+				changed = t.markVar(r.value, t.elemsNow(r.x).asStored()) || changed
 			}
 		}
 		for _, call := range t.calls {
@@ -661,15 +675,21 @@ func (t *tracker) nowOf(e ast.Expr) nowInfo {
 			}
 			switch sel.Sel.Name {
 			case "UTC":
-				return nowInfo{zone: zoneUTC, stored: inner.stored}
+				inner.zone = zoneUTC
+				return inner
 			case "In":
+				inner.zone = zoneNamed
 				if len(e.Args) == 1 && t.isUTCLoc(e.Args[0]) {
-					return nowInfo{zone: zoneUTC, stored: inner.stored}
+					inner.zone = zoneUTC
 				}
-				return nowInfo{zone: zoneNamed, stored: inner.stored}
+				return inner
 			case "Local":
-				return nowInfo{zone: zoneMachine, stored: inner.stored}
-			case "Truncate", "Round", "Add", "AddDate":
+				inner.zone = zoneMachine
+				return inner
+			case "Truncate", "Round":
+				return inner
+			case "Add", "AddDate":
+				inner.shifted = true
 				return inner
 			}
 			return nowInfo{}

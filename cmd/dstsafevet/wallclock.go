@@ -100,7 +100,9 @@ func newWallMatcher(t *tracker) *wallMatcher {
 		for obj, rhs := range t.assigns {
 			var c comp
 			for _, e := range rhs {
-				c |= w.component(e)
+				if !t.litValues[e] {
+					c |= w.component(e)
+				}
 			}
 			if c&^w.comps[obj] != 0 {
 				w.comps[obj] |= c
