@@ -149,12 +149,12 @@ type tracker struct {
 	parent map[ast.Node]ast.Node
 
 	// Edges of the flow, collected once.
-	assigns      map[types.Object][]ast.Expr // x = e, x := e, var x = e, T{x: e}
+	assigns map[types.Object][]ast.Expr // x = e, x := e, var x = e, T{x: e}
 	// litValues are the values of struct fields in composite literals
 	// (also in assigns): a field set in T{H: now.Hour()} in one place and
 	// T{H: 1} in another holds a reading in one value and a setting in
 	// the other, which the wall-clock matcher must not confuse.
-	litValues map[ast.Expr]bool
+	litValues    map[ast.Expr]bool
 	elemAssigns  map[types.Object][]ast.Expr // m[k] = e
 	tupleAssigns map[types.Object][]tupleAssign
 	ranges       []rangeEdge

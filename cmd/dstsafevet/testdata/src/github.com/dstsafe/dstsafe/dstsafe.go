@@ -56,7 +56,9 @@ func (d Date) String() string { return "" }
 
 func DateOf(t time.Time, loc *time.Location) Date { return Date{} }
 
-type Schedule interface{ Next(after time.Time) time.Time }
+type Schedule interface {
+	Next(after time.Time) time.Time
+}
 
 type Cron struct{}
 
