@@ -100,7 +100,19 @@ var goldenCases = []struct {
 
 	{"check_deploy", []string{"check", "testdata/check/deploy", "--from", "2024-06-01T00:00:00Z"}, 1},
 	{"check_deploy_json", []string{"check", "--json", "--from", "2024-06-01T00:00:00Z", "testdata/check/deploy/schedules.json", "testdata/check/deploy/zoned.crontab"}, 1},
+	{"check_deploy_sarif", []string{"check", "testdata/check/deploy", "--from", "2024-06-01T00:00:00Z", "--format", "sarif"}, 1},
+	// The example: a flow-style spec map, a flow-style CronJob.
+	{"check_flow_yaml", []string{"check", "testdata/check/deploy/flow.yaml", "--from", "2024-06-01T00:00:00Z"}, 1},
+	// One TZ behind an anchor used by two services: one finding, where it is written.
+	{"check_anchors_json", []string{"check", "testdata/check/deploy/anchors.yaml", "--format", "json"}, 1},
+	{"check_timer", []string{"check", "testdata/check/deploy/billing.timer", "--from", "2024-06-01T00:00:00Z"}, 1},
+	{"check_dockerfile_syntaxes", []string{"check", "testdata/check/deploy/Dockerfile.worker"}, 1},
+	// Notes inform: a CronJob without timeZone, a Helm template; exit 0.
+	{"check_notes_only", []string{"check", "testdata/check/deploy/report-cronjob.yaml", "testdata/check/deploy/chart", "testdata/check/deploy/.github"}, 0},
 	{"check_clean", []string{"check", "testdata/check/clean"}, 0},
+	{"check_clean_sarif", []string{"check", "testdata/check/clean", "--format", "sarif"}, 0},
+	{"check_bad_format", []string{"check", "testdata/check/clean", "--format", "xml"}, 2},
+	{"check_format_conflict", []string{"check", "testdata/check/clean", "--format", "sarif", "--json"}, 2},
 	{"check_missing_path", []string{"check", "testdata/check/nope"}, 2},
 
 	{"help", []string{"--help"}, 0},
@@ -151,10 +163,10 @@ func quoteArgs(args []string) string {
 func TestJSONIsValid(t *testing.T) {
 	for _, tc := range goldenCases {
 		isJSON := false
-		for _, a := range tc.args {
-			isJSON = isJSON || a == "--json"
+		for i, a := range tc.args {
+			isJSON = isJSON || a == "--json" || a == "--format" && i+1 < len(tc.args) && (tc.args[i+1] == "json" || tc.args[i+1] == "sarif")
 		}
-		if !isJSON {
+		if !isJSON || tc.code == exitUsage {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {

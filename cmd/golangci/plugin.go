@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
@@ -71,7 +72,8 @@ func New(conf any) (register.LinterPlugin, error) {
 }
 
 // BuildAnalyzers returns the enabled analyzers, with their -tests flag set
-// from the settings. golangci-lint runs NowFlow, which they require.
+// from the settings. golangci-lint runs NowFlow, which they require, and
+// prints each message after the analyzer's name ("wallclock: ...").
 func (p *Plugin) BuildAnalyzers() ([]*analysis.Analyzer, error) {
 	var out []*analysis.Analyzer
 	for _, a := range dstsafevet.Analyzers() {
@@ -81,9 +83,25 @@ func (p *Plugin) BuildAnalyzers() ([]*analysis.Analyzer, error) {
 		if err := a.Flags.Set("tests", strconv.FormatBool(p.settings.Tests)); err != nil {
 			return nil, fmt.Errorf("dstsafevet: %s: %w", a.Name, err)
 		}
-		out = append(out, a)
+		out = append(out, unprefixed(a))
 	}
 	return out, nil
+}
+
+// unprefixed returns a copy of a whose diagnostics lose their leading
+// "name: ": golangci-lint puts the analyzer's name in front of every
+// message of a plugin with several analyzers, and go vet does not.
+func unprefixed(a *analysis.Analyzer) *analysis.Analyzer {
+	c := *a
+	c.Run = func(pass *analysis.Pass) (any, error) {
+		p := *pass
+		p.Report = func(d analysis.Diagnostic) {
+			d.Message = strings.TrimPrefix(d.Message, a.Name+": ")
+			pass.Report(d)
+		}
+		return a.Run(&p)
+	}
+	return &c
 }
 
 // GetLoadMode asks for type information: the analyzers need it.
