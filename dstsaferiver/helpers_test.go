@@ -3,6 +3,7 @@ package dstsaferiver_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -204,3 +205,11 @@ func requireOncePerPeriod(tb testing.TB, want []wantPeriod, rows []*rivertype.Jo
 }
 
 func newFakeClock(at time.Time) *clockwork.FakeClock { return clockwork.NewFakeClockAt(at) }
+
+// jobRow encodes args as river would into a job row.
+func jobRow(tb testing.TB, args river.JobArgs) *rivertype.JobRow {
+	tb.Helper()
+	b, err := json.Marshal(args)
+	require.NoError(tb, err)
+	return &rivertype.JobRow{Kind: args.Kind(), EncodedArgs: b}
+}
