@@ -58,24 +58,23 @@ var never = time.Unix(1<<63-62135596801, 999999999)
 //
 // When a client becomes leader, river asks the schedule for the first run
 // after its "now"; NewPeriodicJob answers with the periods that came due
-// while nobody enqueued, read from Options.Ledger, by Options.CatchUp:
+// while nobody enqueued, read from Options.Ledger, by Options.CatchUp.
+// Missed are the periods due after the latest one in the ledger:
 //
-//   - on time (due at most MisfireThreshold before now) and not in the
-//     ledger: always enqueued;
-//   - CatchUpLatest: also the most recent late period, if it has no record
-//     and no period is on time;
-//   - CatchUpAll{Window, Max}: every late period due within Window of now
-//     that has no record, the most recent Max of them (0: no limit);
-//   - CatchUpSkip: no late period.
+//   - on time (due at most MisfireThreshold before now): always enqueued;
+//   - CatchUpLatest: also the most recent late one, if none is on time;
+//   - CatchUpAll{Window, Max}: every late one due within Window of now,
+//     the most recent Max of them (0: no limit);
+//   - CatchUpSkip: no late one.
 //
 // River inserts them at once, oldest first, then follows the schedule. A
 // period already in the ledger is never enqueued again; one still waiting
-// in river's queue is refused as a duplicate. A job with no record from
-// the day of the occurrence before the catch-up window on is new and
-// catches up nothing late. Periods left out get no ledger record (a river
-// job may still hold them; recording them skipped could cancel queued
-// work). The catch-up reads the ledger in river's periodic job enqueuer,
-// once per leader start.
+// in river's queue is refused as a duplicate. A job with no record in the
+// ledger at all (looked for up to about 400 days back) is new and catches
+// up nothing late. Periods left out get no ledger record (a river job may
+// still hold them; recording them skipped could cancel queued work). The
+// catch-up reads the ledger in river's periodic job enqueuer, once per
+// leader start.
 //
 // Add the returned job to one client (Config.PeriodicJobs or
 // Client.PeriodicJobs().Add) and build another for each other client: it
