@@ -231,16 +231,10 @@ func (t *tracker) specSources(e ast.Expr, depth int) []ast.Expr {
 			if body == nil {
 				continue
 			}
-			ast.Inspect(body, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.FuncLit:
-					return false
-				case *ast.ReturnStmt:
-					if len(n.Results) > 0 {
-						out = append(out, t.specSources(n.Results[0], depth+1)...)
-					}
+			eachReturn(body, func(n *ast.ReturnStmt) {
+				if len(n.Results) > 0 {
+					out = append(out, t.specSources(n.Results[0], depth+1)...)
 				}
-				return true
 			})
 		}
 	}

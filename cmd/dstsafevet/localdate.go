@@ -286,20 +286,26 @@ func (t *tracker) dateConversions() map[*types.Func]int {
 	return conv
 }
 
+// useOf returns e with the parentheses around it, and the node that uses
+// it.
+func (t *tracker) useOf(e ast.Expr) (child, parent ast.Node) {
+	child = e
+	parent = t.parent[child]
+	for {
+		pe, ok := parent.(*ast.ParenExpr)
+		if !ok {
+			return child, parent
+		}
+		child, parent = pe, t.parent[pe]
+	}
+}
+
 // usedAsDate reports how the date value e is used.
 func (t *tracker) usedAsDate(e ast.Expr, depth int) dateUse {
 	if depth > 4 {
 		return useNone
 	}
-	var child ast.Node = e
-	p := t.parent[child]
-	for {
-		if pe, ok := p.(*ast.ParenExpr); ok {
-			child, p = pe, t.parent[pe]
-			continue
-		}
-		break
-	}
+	child, p := t.useOf(e)
 	switch p := p.(type) {
 	case *ast.CallExpr:
 		if child == p.Fun {
@@ -427,15 +433,7 @@ func (t *tracker) usedAsInstant(e ast.Expr, depth int) bool {
 	if depth > 3 {
 		return false
 	}
-	var child ast.Node = e
-	p := t.parent[child]
-	for {
-		if pe, ok := p.(*ast.ParenExpr); ok {
-			child, p = pe, t.parent[pe]
-			continue
-		}
-		break
-	}
+	child, p := t.useOf(e)
 	switch p := p.(type) {
 	case *ast.CallExpr:
 		if child == p.Fun {

@@ -556,22 +556,30 @@ func (t *tracker) returnsOf(fn ast.Node) nowInfo {
 		return nowInfo{}
 	}
 	var out nowInfo
+	eachReturn(body, func(n *ast.ReturnStmt) {
+		if len(n.Results) > 0 {
+			if len(n.Results) == sig.Results().Len() {
+				out = merge(out, t.nowOf(n.Results[0]))
+			}
+		} else if r := sig.Results().At(0); r.Name() != "" {
+			out = merge(out, t.nowVars[r])
+		}
+	})
+	return out
+}
+
+// eachReturn calls f for the return statements of a function body, not
+// those of the function literals inside it.
+func eachReturn(body *ast.BlockStmt, f func(*ast.ReturnStmt)) {
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ReturnStmt:
-			if len(n.Results) > 0 {
-				if len(n.Results) == sig.Results().Len() {
-					out = merge(out, t.nowOf(n.Results[0]))
-				}
-			} else if r := sig.Results().At(0); r.Name() != "" {
-				out = merge(out, t.nowVars[r])
-			}
+			f(n)
 		}
 		return true
 	})
-	return out
 }
 
 // returnsNow says whether calling n yields the current instant.
