@@ -105,6 +105,8 @@ var goldenCases = []struct {
 	{"check_flow_yaml", []string{"check", "testdata/check/deploy/flow.yaml", "--from", "2024-06-01T00:00:00Z"}, 1},
 	// One TZ behind an anchor used by two services: one finding, where it is written.
 	{"check_anchors_json", []string{"check", "testdata/check/deploy/anchors.yaml", "--format", "json"}, 1},
+	// A List of CronJobs, a spec shared by anchor and merged with <<.
+	{"check_cronjob_list", []string{"check", "testdata/check/deploy/cronjob-list.yaml", "--from", "2024-06-01T00:00:00Z"}, 1},
 	{"check_timer", []string{"check", "testdata/check/deploy/billing.timer", "--from", "2024-06-01T00:00:00Z"}, 1},
 	{"check_dockerfile_syntaxes", []string{"check", "testdata/check/deploy/Dockerfile.worker"}, 1},
 	// Notes inform: a CronJob without timeZone, a Helm template; exit 0.
