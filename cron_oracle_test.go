@@ -16,6 +16,49 @@ import (
 // the time package reports near it, and applies the fold and gap policy
 // that DESIGN.md gives the spec's shape.
 
+// policy is what a schedule is expected to do with a repeated and with a
+// skipped wall reading, and how it keys its periods. Its fold and gap are
+// always explicit (never FoldAuto or GapAuto): the oracle states the
+// policy it expects, it never asks the schedule under test.
+type policy struct {
+	fold dstsafe.FoldPolicy
+	gap  dstsafe.GapPolicy
+	key  dstsafe.PeriodKey
+}
+
+// Policies the tests name often.
+var (
+	fixedPolicy    = policy{dstsafe.FoldFirst, dstsafe.GapShift, dstsafe.ByWall}
+	periodicPolicy = policy{dstsafe.FoldBoth, dstsafe.GapSkip, dstsafe.ByWall}
+)
+
+// defaultPolicy is DESIGN.md's rule for a spec's shape: a fixed-time spec
+// (no seconds, minute or hour field starts with * or ?, "30 1 * * *")
+// fires once in a fold, at the first reading, and once in a gap, pushed
+// forward by the gap; a periodic one ("*/15 * * * *", "0 * * * *", and
+// "@every") follows real time: both readings of a fold, nothing for the
+// readings a gap skips. Periods are keyed by wall reading.
+func defaultPolicy(fixed bool) policy {
+	if fixed {
+		return fixedPolicy
+	}
+	return periodicPolicy
+}
+
+// with returns p with the policies a schedule was given explicitly;
+// FoldAuto and GapAuto keep p's.
+func (p policy) with(fold dstsafe.FoldPolicy, gap dstsafe.GapPolicy) policy {
+	if fold != dstsafe.FoldAuto {
+		p.fold = fold
+	}
+	if gap != dstsafe.GapAuto {
+		p.gap = gap
+	}
+	return p
+}
+
+func (p policy) String() string { return fmt.Sprintf("fold %v, gap %v, key %v", p.fold, p.gap, p.key) }
+
 // fire is one expected firing.
 type fire struct {
 	At     int64 // unix second
@@ -23,13 +66,33 @@ type fire struct {
 	Kind   dstsafe.Kind
 	Second bool // the second reading of a repeated wall
 	Gap    offChange
+	Period string // the ledger key the occurrence must carry
+}
+
+// periodKey is the ledger key ParseCron's doc promises, written out with
+// the time package: the wall reading "2024-11-03T01:30:00", with ";fold=1"
+// for the second reading of a fold when both readings fire, or with
+// ByDate the wall's date alone.
+func periodKey(p policy, wall int64, second bool) string {
+	u := time.Unix(wall, 0).UTC()
+	switch {
+	case p.key == dstsafe.ByDate:
+		return u.Format(time.DateOnly)
+	case second && p.fold == dstsafe.FoldBoth:
+		return u.Format("2006-01-02T15:04:05") + ";fold=1"
+	}
+	return u.Format("2006-01-02T15:04:05")
 }
 
 // expectFires returns what a schedule naming the sorted naive walls does in
-// (from, to] under the given policies. Two candidates at one instant fire
-// once: as the reading that really happens there if there is one, else as
-// the first skipped reading.
-func expectFires(o *zoneOracle, walls []int64, fold dstsafe.FoldPolicy, gap dstsafe.GapPolicy, from, to int64) []fire {
+// (from, to] under policy p. Two candidates at one instant fire once: as
+// the reading that really happens there if there is one, else as the first
+// skipped reading.
+func expectFires(o *zoneOracle, walls []int64, p policy, from, to int64) []fire {
+	fold, gap := p.fold, p.gap
+	if fold == dstsafe.FoldAuto || gap == dstsafe.GapAuto {
+		panic("expectFires: the oracle states its policy; FoldAuto and GapAuto are the schedule's business")
+	}
 	// Readings of walls outside [from-maxOff, to+maxOff] cannot fall in
 	// (from, to]; the offsets are known a further maxOff out.
 	changes, offsets := o.near(from-maxOff, to+maxOff)
@@ -88,6 +151,7 @@ func expectFires(o *zoneOracle, walls []int64, fold dstsafe.FoldPolicy, gap dsts
 		if f.At <= from || f.At > to || (len(out) > 0 && out[len(out)-1].At == f.At) {
 			continue
 		}
+		f.Period = periodKey(p, f.Wall, f.Second)
 		out = append(out, f)
 	}
 	return out

@@ -73,24 +73,17 @@ func compareFires(f *failBudget, c *dstsafe.Cron, got []dstsafe.Occurrence, want
 		return b.String()
 	}
 	if len(got) != len(want) {
-		f.errorf("%s (fold %v, gap %v): %d fires, want %d:%s", c, c.FoldPolicy(), c.GapPolicy(), len(got), len(want), show())
+		f.errorf("%s (the schedule says fold %v, gap %v): %d fires, want %d:%s", c, c.FoldPolicy(), c.GapPolicy(), len(got), len(want), show())
 		return
 	}
 	for i, g := range got {
 		w := want[i]
 		if g.At.Unix() != w.At || g.At.Nanosecond() != 0 || g.Wall != wallOfNaive(w.Wall, 0) || g.Kind != w.Kind {
-			f.errorf("%s (fold %v, gap %v): fire %d differs:%s", c, c.FoldPolicy(), c.GapPolicy(), i, show())
+			f.errorf("%s (the schedule says fold %v, gap %v): fire %d differs:%s", c, c.FoldPolicy(), c.GapPolicy(), i, show())
 			return
 		}
-		wantKey := g.Wall.String()
-		if w.Second && c.FoldPolicy() == dstsafe.FoldBoth {
-			wantKey += ";fold=1"
-		}
-		if c.PeriodKey() == dstsafe.ByDate {
-			wantKey = g.Wall.DateString()
-		}
-		if g.Period != wantKey {
-			f.errorf("%s (key %v): fire at %v has Period %q, want %q", c, c.PeriodKey(), g.At, g.Period, wantKey)
+		if g.Period != w.Period {
+			f.errorf("%s: fire at %v has Period %q, want %q", c, g.At, g.Period, w.Period)
 		}
 		if g.Kind == dstsafe.Gap && g.At.Unix() < w.Gap.At {
 			f.errorf("%s: gap reading %v fires at %v, before the gap", c, g.Wall, g.At)
@@ -207,7 +200,7 @@ func TestCronAroundEveryTransition(t *testing.T) {
 				exist, missing := existingDates(o, from, to)
 				for _, tod := range specTimes(ch) {
 					c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
-					want := expectFires(o, dailyWalls(tod, from, to), dstsafe.FoldFirst, dstsafe.GapShift, from, to)
+					want := expectFires(o, dailyWalls(tod, from, to), fixedPolicy, from, to)
 					got := runCron(f, c, from, to, len(want)+3)
 					compareFires(f, c, got, want)
 					checkDailyOnce(f, c, got, exist, missing)
@@ -217,7 +210,7 @@ func TestCronAroundEveryTransition(t *testing.T) {
 					c     *dstsafe.Cron
 					every int64
 				}{{quarter, 15}, {hourly, 60}} {
-					want := expectFires(o, periodicWalls(p.every, pf, pt), dstsafe.FoldBoth, dstsafe.GapSkip, pf, pt)
+					want := expectFires(o, periodicWalls(p.every, pf, pt), periodicPolicy, pf, pt)
 					got := runCron(f, p.c, pf, pt, len(want)+3)
 					compareFires(f, p.c, got, want)
 				}
@@ -239,19 +232,15 @@ var policyZones = []string{
 // zones, against the same oracle.
 func TestCronPoliciesAroundTransitions(t *testing.T) {
 	t.Parallel()
-	type policy struct {
-		fold dstsafe.FoldPolicy
-		gap  dstsafe.GapPolicy
-	}
 	daily := []policy{
-		{dstsafe.FoldLast, dstsafe.GapShift}, {dstsafe.FoldBoth, dstsafe.GapShift},
-		{dstsafe.FoldFirst, dstsafe.GapAtTransition}, {dstsafe.FoldFirst, dstsafe.GapSkip},
-		{dstsafe.FoldLast, dstsafe.GapAtTransition},
+		{dstsafe.FoldLast, dstsafe.GapShift, dstsafe.ByWall}, {dstsafe.FoldBoth, dstsafe.GapShift, dstsafe.ByWall},
+		{dstsafe.FoldFirst, dstsafe.GapAtTransition, dstsafe.ByWall}, {dstsafe.FoldFirst, dstsafe.GapSkip, dstsafe.ByWall},
+		{dstsafe.FoldLast, dstsafe.GapAtTransition, dstsafe.ByWall},
 	}
 	periodic := []policy{
-		{dstsafe.FoldFirst, dstsafe.GapSkip}, {dstsafe.FoldLast, dstsafe.GapSkip},
-		{dstsafe.FoldBoth, dstsafe.GapShift}, {dstsafe.FoldBoth, dstsafe.GapAtTransition},
-		{dstsafe.FoldLast, dstsafe.GapAtTransition},
+		{dstsafe.FoldFirst, dstsafe.GapSkip, dstsafe.ByWall}, {dstsafe.FoldLast, dstsafe.GapSkip, dstsafe.ByWall},
+		{dstsafe.FoldBoth, dstsafe.GapShift, dstsafe.ByWall}, {dstsafe.FoldBoth, dstsafe.GapAtTransition, dstsafe.ByWall},
+		{dstsafe.FoldLast, dstsafe.GapAtTransition, dstsafe.ByWall},
 	}
 	for _, name := range policyZones {
 		z := zoneNamed(t, name)
@@ -266,19 +255,18 @@ func TestCronPoliciesAroundTransitions(t *testing.T) {
 				from, to := ch.At-2*86400, ch.At+2*86400
 				for _, tod := range specTimes(ch) {
 					for k, p := range daily {
-						key := dstsafe.ByWall
 						if k%2 == 0 {
-							key = dstsafe.ByDate
+							p.key = dstsafe.ByDate
 						}
-						c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(key))
-						want := expectFires(o, dailyWalls(tod, from, to), p.fold, p.gap, from, to)
+						c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(p.key))
+						want := expectFires(o, dailyWalls(tod, from, to), p, from, to)
 						compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 					}
 				}
 				pf, pt := ch.At-6*3600, ch.At+6*3600
 				for _, p := range periodic {
 					c := mustParse(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap))
-					want := expectFires(o, periodicWalls(15, pf, pt), p.fold, p.gap, pf, pt)
+					want := expectFires(o, periodicWalls(15, pf, pt), p, pf, pt)
 					compareFires(f, c, runCron(f, c, pf, pt, len(want)+3), want)
 				}
 			}
@@ -486,20 +474,11 @@ func TestCronFamousTransitions(t *testing.T) {
 			f := &failBudget{tb: t}
 			c := mustParse(t, "CRON_TZ="+tc.zone+" "+tc.spec)
 			from, to := tc.from.Unix(), tc.to.Unix()
-			var walls []int64
-			if strings.HasPrefix(tc.spec, "*/") {
-				var every int64
-				fmt.Sscanf(tc.spec, "*/%d", &every)
-				walls = periodicWalls(every, from, to)
-			} else {
-				var mm, hh int64
-				fmt.Sscanf(tc.spec, "%d %d", &mm, &hh)
-				walls = dailyWalls(hh*3600+mm*60, from, to)
-			}
-			want := expectFires(o, walls, c.FoldPolicy(), c.GapPolicy(), from, to)
+			ref := parseRef(tc.spec) // the spec's walls and shape, read without ParseCron
+			want := expectFires(o, ref.walls(from-maxOff, to+maxOff), defaultPolicy(ref.fixed), from, to)
 			got := runCron(f, c, from, to, len(want)+3)
 			compareFires(f, c, got, want)
-			if c.Fixed() {
+			if ref.fixed {
 				exist, missing := existingDates(o, from, to)
 				checkDailyOnce(f, c, got, exist, missing)
 			}
@@ -582,19 +561,16 @@ func checkSparse(f *failBudget, o *zoneOracle, ch offChange, lead int64) {
 		_, m, d, _, _, _ := wallFields(s)
 		tod := s - floorDiv(s, 86400)*86400
 		spec := fmt.Sprintf("%d %d %d %d *", tod/60%60, tod/3600, d, m)
-		for _, p := range []struct {
-			fold dstsafe.FoldPolicy
-			gap  dstsafe.GapPolicy
-		}{
-			{dstsafe.FoldFirst, dstsafe.GapShift}, {dstsafe.FoldLast, dstsafe.GapAtTransition},
-			{dstsafe.FoldBoth, dstsafe.GapSkip},
+		for _, p := range []policy{
+			{dstsafe.FoldFirst, dstsafe.GapShift, dstsafe.ByWall}, {dstsafe.FoldLast, dstsafe.GapAtTransition, dstsafe.ByDate},
+			{dstsafe.FoldBoth, dstsafe.GapSkip, dstsafe.ByWall},
 		} {
-			c, err := dstsafe.ParseCron(spec, dstsafe.WithLocation(o.zone.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap))
+			c, err := dstsafe.ParseCron(spec, dstsafe.WithLocation(o.zone.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(p.key))
 			if err != nil {
 				f.errorf("ParseCron(%q): %v", spec, err)
 				return
 			}
-			want := expectFires(o, yearlyWalls(m, d, tod, from, to), p.fold, p.gap, from, to)
+			want := expectFires(o, yearlyWalls(m, d, tod, from, to), p, from, to)
 			compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 		}
 	}
@@ -650,12 +626,12 @@ func TestCronFarFuture(t *testing.T) {
 					from, to := ch.At-2*86400, ch.At+2*86400
 					for _, tod := range specTimes(ch) {
 						c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
-						want := expectFires(o, dailyWalls(tod, from, to), dstsafe.FoldFirst, dstsafe.GapShift, from, to)
+						want := expectFires(o, dailyWalls(tod, from, to), fixedPolicy, from, to)
 						compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 					}
 					pf, pt := ch.At-6*3600, ch.At+6*3600
 					c := mustParse(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc))
-					want := expectFires(o, periodicWalls(15, pf, pt), dstsafe.FoldBoth, dstsafe.GapSkip, pf, pt)
+					want := expectFires(o, periodicWalls(15, pf, pt), periodicPolicy, pf, pt)
 					compareFires(f, c, runCron(f, c, pf, pt, len(want)+3), want)
 					checkSparse(f, o, ch, 500*86400)
 				}
@@ -694,7 +670,7 @@ func TestCronRandomSpecsAroundTransitions(t *testing.T) {
 		}
 		from, to := ch.At-36*3600, ch.At+36*3600
 		walls := ref.walls(from-maxOff, to+maxOff)
-		want := expectFires(o, walls, c.FoldPolicy(), c.GapPolicy(), from, to)
+		want := expectFires(o, walls, defaultPolicy(ref.fixed), from, to)
 		got := runCron(f, c, from, to, len(want)+3)
 		if len(got) != len(want) {
 			t.Logf("zone %s, change at %s", z.Name, fmtUnix(z.Loc, ch.At))
@@ -730,7 +706,8 @@ func TestCronEveryAcrossTransitions(t *testing.T) {
 					if len(ts) == 2 {
 						kind = dstsafe.Fold
 					}
-					want = append(want, fire{At: at, Wall: w, Kind: kind, Second: len(ts) == 2 && ts[1] == at})
+					second := len(ts) == 2 && ts[1] == at
+					want = append(want, fire{At: at, Wall: w, Kind: kind, Second: second, Period: periodKey(periodicPolicy, w, second)})
 				}
 				compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 			}
@@ -783,7 +760,7 @@ func TestCronRandomSpecsInTransitionHours(t *testing.T) {
 			f.errorf("%q: Fixed() = %v, want %v", spec, c.Fixed(), ref.fixed)
 		}
 		from, to := ch.At-30*3600, ch.At+30*3600
-		want := expectFires(o, ref.walls(from-maxOff, to+maxOff), c.FoldPolicy(), c.GapPolicy(), from, to)
+		want := expectFires(o, ref.walls(from-maxOff, to+maxOff), defaultPolicy(ref.fixed).with(fold, gap), from, to)
 		got := runCron(f, c, from, to, len(want)+3)
 		if len(got) != len(want) {
 			t.Logf("zone %s, change at %s", z.Name, fmtUnix(z.Loc, ch.At))
@@ -814,19 +791,22 @@ func TestCronSlimTZData(t *testing.T) {
 				from, to := ch.At-2*86400, ch.At+2*86400
 				for _, tod := range specTimes(ch) {
 					c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
-					want := expectFires(o, dailyWalls(tod, from, to), dstsafe.FoldFirst, dstsafe.GapShift, from, to)
+					want := expectFires(o, dailyWalls(tod, from, to), fixedPolicy, from, to)
 					compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 				}
 			}
 			for _, y := range []int{2024, 2036, 2096} {
 				from, to := unixOf(y, 12, 28), unixOf(y+1, 1, 3)
-				for _, spec := range []string{"0 0 * * *", "0 * * * *"} {
-					c := mustParse(t, spec, dstsafe.WithLocation(z.Loc))
-					walls := dailyWalls(0, from, to)
-					if spec[2] == '*' {
-						walls = periodicWalls(60, from, to)
-					}
-					want := expectFires(o, walls, c.FoldPolicy(), c.GapPolicy(), from, to)
+				for _, p := range []struct {
+					spec  string
+					walls []int64
+					want  policy
+				}{
+					{"0 0 * * *", dailyWalls(0, from, to), fixedPolicy},
+					{"0 * * * *", periodicWalls(60, from, to), periodicPolicy},
+				} {
+					c := mustParse(t, p.spec, dstsafe.WithLocation(z.Loc))
+					want := expectFires(o, p.walls, p.want, from, to)
 					compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 				}
 			}
