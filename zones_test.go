@@ -3,6 +3,7 @@ package dstsafe_test
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
 // This file holds what the property tests need to know about the machine's
@@ -461,5 +465,61 @@ func TestAllZonesHelper(t *testing.T) {
 		if !slices.Contains(o.tested, w) {
 			t.Errorf("oracle for America/Chicago misses %+v", w)
 		}
+	}
+}
+
+// firstReading returns the first instant at which loc's clocks read w,
+// found by brute force over the offsets loc has within a day and a quarter
+// either side of it (the time package's, sampled every ten minutes), never
+// by time.Date, which picks an unspecified offset in a fold. It fails the
+// test when no instant reads w (w is in a gap).
+func firstReading(tb testing.TB, loc *time.Location, w dstsafe.Wall) time.Time {
+	tb.Helper()
+	s := naiveOf(w.Year, w.Month, w.Day, w.Hour, w.Minute, w.Second)
+	var offsets []int
+	for t := s - maxOff; t <= s+maxOff; t += 600 {
+		if off := offsetOf(loc, t); !slices.Contains(offsets, off) {
+			offsets = append(offsets, off)
+		}
+	}
+	ts := readings(nil, s, offsets, func(t int64) int { return offsetOf(loc, t) })
+	if len(ts) == 0 {
+		tb.Fatalf("no instant reads %v in %s: it is in a gap", w, loc)
+		return time.Time{}
+	}
+	return time.Unix(ts[0], int64(w.Nanosecond)).In(loc)
+}
+
+// fatalRecorder is a testing.TB whose Fatalf records instead of stopping.
+type fatalRecorder struct {
+	testing.TB
+	fatal string
+}
+
+func (r *fatalRecorder) Fatalf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
+
+// TestFirstReading checks the helper on the pinned zones: the first of two
+// readings in a fold (an offset written out by hand), the one reading of
+// an ordinary wall, and a failure for a wall in a gap.
+func TestFirstReading(t *testing.T) {
+	for _, tc := range []struct {
+		zone string
+		w    dstsafe.Wall
+		want string
+	}{
+		{"America/Chicago", wall(2024, 11, 3, 1, 30, 0), "2024-11-03T01:30:00-05:00"},    // CDT, not the CST repeat
+		{"Europe/Dublin", wall(2024, 10, 27, 1, 30, 0), "2024-10-27T01:30:00+01:00"},     // IST, not the GMT repeat
+		{"Australia/Lord_Howe", wall(2024, 4, 7, 1, 45, 0), "2024-04-07T01:45:00+11:00"}, // 30-minute fold
+		{"America/Chicago", wall(2024, 7, 4, 12, 0, 0), "2024-07-04T12:00:00-05:00"},     // an ordinary day
+	} {
+		got := firstReading(t, dstsafetest.Zone(t, tc.zone), tc.w)
+		if want := mustTime(t, tc.want); !got.Equal(want) {
+			t.Errorf("firstReading(%s, %v) = %v, want %v", tc.zone, tc.w, got, want)
+		}
+	}
+	r := &fatalRecorder{TB: t}
+	firstReading(r, dstsafetest.Zone(t, "America/Chicago"), wall(2024, 3, 10, 2, 30, 0))
+	if r.fatal == "" {
+		t.Error("firstReading of 02:30 on 2024-03-10 in Chicago (a gap) did not fail")
 	}
 }
