@@ -468,6 +468,74 @@ func TestAllZonesHelper(t *testing.T) {
 	}
 }
 
+// tzdataIndex reads the tz database's own index, tzdata.zi, in the zoneinfo
+// root: its version and the names it defines (zones and links, Factory
+// left out as allZones leaves it out). ok is false if there is no index.
+func tzdataIndex(root string) (version string, names []string, ok bool) {
+	data, err := os.ReadFile(filepath.Join(root, "tzdata.zi"))
+	if err != nil {
+		return "", nil, false
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 3 && f[0] == "#" && f[1] == "version":
+			version = f[2]
+		case len(f) >= 2 && f[0] == "Z" && f[1] != "Factory":
+			names = append(names, f[1])
+		case len(f) == 3 && f[0] == "L":
+			names = append(names, f[2])
+		}
+	}
+	return version, names, true
+}
+
+// readmeTZData is the tz database the README's coverage figures are for,
+// and the figures: zone files, and offset changes 1970-2037 and 2090-2100.
+const (
+	readmeTZData      = "2025b"
+	readmeZoneFiles   = 597
+	readmeZoneChanges = 34715
+)
+
+// TestTZDatabaseCoverage: the property tests' "every zone" is every name
+// the tz database's own index (tzdata.zi) defines, no more and no fewer,
+// and on the tzdata release the README quotes, the sweep covers the zone
+// files and offset changes the README says (scripts/bench reprints the
+// counts). Without -race only: the change count scans every zone.
+func TestTZDatabaseCoverage(t *testing.T) {
+	zs := allZones(t)
+	root := zoneinfoRoot(t)
+	version, names, ok := tzdataIndex(root)
+	if !ok {
+		t.Fatalf("%s has no tzdata.zi: cannot check that allZones found every zone", root)
+	}
+	found := map[string]bool{}
+	for _, z := range zs {
+		found[z.Name] = true
+	}
+	for _, n := range names {
+		if !found[n] {
+			t.Errorf("tzdata.zi defines %s, allZones did not find it", n)
+		}
+	}
+	if len(zs) != len(names) {
+		t.Errorf("allZones found %d zone files, tzdata.zi %s defines %d names", len(zs), version, len(names))
+	}
+	if raceEnabled {
+		return
+	}
+	changes := 0
+	for _, z := range zs {
+		changes += len(oracleFor(z).tested)
+	}
+	t.Logf("tzdata %s: %d zone files, %d offset changes 1970-2037 and 2090-2100", version, len(zs), changes)
+	if version == readmeTZData && (len(zs) != readmeZoneFiles || changes != readmeZoneChanges) {
+		t.Errorf("tzdata %s: %d zone files, %d offset changes; the README says %d and %d: update both",
+			version, len(zs), changes, readmeZoneFiles, readmeZoneChanges)
+	}
+}
+
 // firstReading returns the first instant at which loc's clocks read w,
 // found by brute force over the offsets loc has within a day and a quarter
 // either side of it (the time package's, sampled every ten minutes), never
