@@ -11,9 +11,6 @@ import (
 
 // Internals the external tests (package dstsafe_test) use.
 
-// WallOfNaive is wallOfNaive: the Wall whose naive seconds are s.
-var WallOfNaive = wallOfNaive
-
 // InstallZoneTable replaces loc's cached offset table with one that ends
 // at unix second end, as if it had been built only that far, and reports
 // whether Lookup and Next now use it. Past end they scan windows, as they

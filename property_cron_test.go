@@ -117,15 +117,6 @@ func specTimes(c offChange) []int64 {
 
 func dailySpec(tod int64) string { return fmt.Sprintf("%d %d * * *", tod/60%60, tod/3600) }
 
-func mustParse(tb testing.TB, spec string, opts ...dstsafe.CronOption) *dstsafe.Cron {
-	tb.Helper()
-	c, err := dstsafe.ParseCron(spec, opts...)
-	if err != nil {
-		tb.Fatalf("ParseCron(%q): %v", spec, err)
-	}
-	return c
-}
-
 // existingDates returns the civil dates (days since the epoch) strictly
 // inside (from, to)'s readings that some instant reads, and those that no
 // instant reads (Pacific/Apia's 2011-12-30).
@@ -193,13 +184,13 @@ func TestCronAroundEveryTransition(t *testing.T) {
 			t.Parallel()
 			o := oracleFor(z)
 			f := &failBudget{tb: t}
-			quarter := mustParse(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc))
-			hourly := mustParse(t, "0 * * * *", dstsafe.WithLocation(z.Loc))
+			quarter := mustCron(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc))
+			hourly := mustCron(t, "0 * * * *", dstsafe.WithLocation(z.Loc))
 			for _, ch := range o.tested {
 				from, to := ch.At-2*86400, ch.At+2*86400
 				exist, missing := existingDates(o, from, to)
 				for _, tod := range specTimes(ch) {
-					c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
+					c := mustCron(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
 					want := expectFires(o, dailyWalls(tod, from, to), fixedPolicy, from, to)
 					got := runCron(f, c, from, to, len(want)+3)
 					compareFires(f, c, got, want)
@@ -258,14 +249,14 @@ func TestCronPoliciesAroundTransitions(t *testing.T) {
 						if k%2 == 0 {
 							p.key = dstsafe.ByDate
 						}
-						c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(p.key))
+						c := mustCron(t, dailySpec(tod), dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(p.key))
 						want := expectFires(o, dailyWalls(tod, from, to), p, from, to)
 						compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 					}
 				}
 				pf, pt := ch.At-6*3600, ch.At+6*3600
 				for _, p := range periodic {
-					c := mustParse(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap))
+					c := mustCron(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap))
 					want := expectFires(o, periodicWalls(15, pf, pt), p, pf, pt)
 					compareFires(f, c, runCron(f, c, pf, pt, len(want)+3), want)
 				}
@@ -296,7 +287,7 @@ func TestCronZonePrefix(t *testing.T) {
 		if c.Location().String() != z.Name {
 			t.Errorf("CRON_TZ=%s: schedule zone %v", z.Name, c.Location())
 		}
-		ref := mustParse(t, spec, dstsafe.WithLocation(z.Loc))
+		ref := mustCron(t, spec, dstsafe.WithLocation(z.Loc))
 		a, b := time.Unix(from, 0), time.Unix(from, 0)
 		for range 6 {
 			a, b = c.Next(a), ref.Next(b)
@@ -472,7 +463,7 @@ func TestCronFamousTransitions(t *testing.T) {
 			z := zoneNamed(t, tc.zone)
 			o := &zoneOracle{zone: z}
 			f := &failBudget{tb: t}
-			c := mustParse(t, "CRON_TZ="+tc.zone+" "+tc.spec)
+			c := mustCron(t, "CRON_TZ="+tc.zone+" "+tc.spec)
 			from, to := tc.from.Unix(), tc.to.Unix()
 			ref := parseRef(tc.spec) // the spec's walls and shape, read without ParseCron
 			want := expectFires(o, ref.walls(from-maxOff, to+maxOff), defaultPolicy(ref.fixed), from, to)
@@ -538,7 +529,7 @@ func TestNextNever(t *testing.T) {
 		"0 0 31 2,4,6,9,11 *",
 		"CRON_TZ=Pacific/Apia 0 0 30 2 *",
 	} {
-		c := mustParse(t, spec)
+		c := mustCron(t, spec)
 		for _, at := range []time.Time{time.Unix(0, 0), time.Date(2011, 12, 29, 0, 0, 0, 0, time.UTC), time.Date(2399, 1, 1, 0, 0, 0, 0, time.UTC)} {
 			if got := c.Next(at); !got.IsZero() {
 				t.Errorf("%q.Next(%v) = %v, want never", spec, at, got)
@@ -625,12 +616,12 @@ func TestCronFarFuture(t *testing.T) {
 				for _, ch := range changes {
 					from, to := ch.At-2*86400, ch.At+2*86400
 					for _, tod := range specTimes(ch) {
-						c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
+						c := mustCron(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
 						want := expectFires(o, dailyWalls(tod, from, to), fixedPolicy, from, to)
 						compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 					}
 					pf, pt := ch.At-6*3600, ch.At+6*3600
-					c := mustParse(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc))
+					c := mustCron(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc))
 					want := expectFires(o, periodicWalls(15, pf, pt), periodicPolicy, pf, pt)
 					compareFires(f, c, runCron(f, c, pf, pt, len(want)+3), want)
 					checkSparse(f, o, ch, 500*86400)
@@ -690,7 +681,7 @@ func TestCronEveryAcrossTransitions(t *testing.T) {
 		f := &failBudget{tb: t}
 		origin := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 		for _, d := range []int64{900, 5400, 86400 + 7} {
-			c := mustParse(t, fmt.Sprintf("@every %ds", d), dstsafe.WithLocation(z.Loc), dstsafe.WithEveryOrigin(origin))
+			c := mustCron(t, fmt.Sprintf("@every %ds", d), dstsafe.WithLocation(z.Loc), dstsafe.WithEveryOrigin(origin))
 			for i, ch := range o.tested {
 				if i%5 != 0 {
 					continue
@@ -790,7 +781,7 @@ func TestCronSlimTZData(t *testing.T) {
 				}
 				from, to := ch.At-2*86400, ch.At+2*86400
 				for _, tod := range specTimes(ch) {
-					c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
+					c := mustCron(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
 					want := expectFires(o, dailyWalls(tod, from, to), fixedPolicy, from, to)
 					compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 				}
@@ -805,7 +796,7 @@ func TestCronSlimTZData(t *testing.T) {
 					{"0 0 * * *", dailyWalls(0, from, to), fixedPolicy},
 					{"0 * * * *", periodicWalls(60, from, to), periodicPolicy},
 				} {
-					c := mustParse(t, p.spec, dstsafe.WithLocation(z.Loc))
+					c := mustCron(t, p.spec, dstsafe.WithLocation(z.Loc))
 					want := expectFires(o, p.walls, p.want, from, to)
 					compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 				}
@@ -819,7 +810,7 @@ func TestCronSlimTZData(t *testing.T) {
 // location; a prefix wins over WithLocation.
 func TestCronDefaultZoneIsUTC(t *testing.T) {
 	chicago := zoneNamed(t, "America/Chicago").Loc
-	c := mustParse(t, "30 1 * * *")
+	c := mustCron(t, "30 1 * * *")
 	if c.Location() != time.UTC {
 		t.Fatalf("zone of a spec without prefix = %v, want UTC", c.Location())
 	}
@@ -827,7 +818,7 @@ func TestCronDefaultZoneIsUTC(t *testing.T) {
 	if got, want := c.Next(from), time.Date(2024, 11, 3, 1, 30, 0, 0, time.UTC); !got.Equal(want) || got.Location() != time.UTC {
 		t.Errorf("Next(%v) = %v, want %v in UTC", from, got, want)
 	}
-	p := mustParse(t, "CRON_TZ=Asia/Tokyo 30 1 * * *", dstsafe.WithLocation(chicago))
+	p := mustCron(t, "CRON_TZ=Asia/Tokyo 30 1 * * *", dstsafe.WithLocation(chicago))
 	if p.Location().String() != "Asia/Tokyo" {
 		t.Errorf("CRON_TZ=Asia/Tokyo with WithLocation(Chicago): zone %v, want the prefix's", p.Location())
 	}
@@ -853,7 +844,7 @@ func TestConcurrentUse(t *testing.T) {
 	crons := make([]*dstsafe.Cron, len(zs))
 	want := make([]answer, len(zs))
 	for i, z := range zs {
-		crons[i] = mustParse(t, "30 1 * * *", dstsafe.WithLocation(z.Loc))
+		crons[i] = mustCron(t, "30 1 * * *", dstsafe.WithLocation(z.Loc))
 		want[i] = answer{dstsafe.Lookup(w, z.Loc), crons[i].Next(from)}
 	}
 	const workers = 6
