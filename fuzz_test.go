@@ -38,6 +38,18 @@ var everySpecs = []string{
 
 func fuzzZone(zs []tzZone, i uint16) tzZone { return zs[int(i)%len(zs)] }
 
+// zoneIndex is the fuzz input that picks zone name out of zs.
+func zoneIndex(tb testing.TB, zs []tzZone, name string) uint16 {
+	tb.Helper()
+	for i, z := range zs {
+		if z.Name == name {
+			return uint16(i)
+		}
+	}
+	tb.Fatalf("zone %s is not in the tz database", name)
+	return 0
+}
+
 // TestMalformedSpecs: every spec of the list the fuzz targets are seeded
 // with is refused with a *ParseError, so the list cannot hold a spec
 // ParseCron accepts (it held "+1 * * * *", which is minute 1: numbers are
@@ -186,14 +198,7 @@ func clampUnix(s int64) int64 {
 // occurrence reads as its wall unless the wall fell in a gap.
 func FuzzNext(f *testing.F) {
 	zs := allZones(f)
-	index := func(name string) uint16 {
-		for i, z := range zs {
-			if z.Name == name {
-				return uint16(i)
-			}
-		}
-		return 0
-	}
+	index := func(name string) uint16 { return zoneIndex(f, zs, name) }
 	for _, tc := range famousCronCases {
 		f.Add(tc.spec, index(tc.zone), tc.from.Unix(), int64(0))
 	}
@@ -250,14 +255,7 @@ func FuzzNext(f *testing.F) {
 // is such a spec.
 func FuzzDaily(f *testing.F) {
 	zs := allZones(f)
-	index := func(name string) uint16 {
-		for i, z := range zs {
-			if z.Name == name {
-				return uint16(i)
-			}
-		}
-		return 0
-	}
+	index := func(name string) uint16 { return zoneIndex(f, zs, name) }
 	for _, tc := range famousCronCases {
 		if tod, ok := dailyTimeOfDay(tc.spec, false); ok {
 			for p := range uint8(4) {
@@ -295,14 +293,7 @@ func FuzzDaily(f *testing.F) {
 // every instant they call a reading of the wall reads back as it.
 func FuzzResolve(f *testing.F) {
 	zs := allZones(f)
-	index := func(name string) uint16 {
-		for i, z := range zs {
-			if z.Name == name {
-				return uint16(i)
-			}
-		}
-		return 0
-	}
+	index := func(name string) uint16 { return zoneIndex(f, zs, name) }
 	add := func(w dstsafe.Wall, zone string) {
 		for d := range uint8(5) {
 			f.Add(w.Year, int(w.Month), w.Day, w.Hour, w.Minute, w.Second, w.Nanosecond, index(zone), d)

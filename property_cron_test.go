@@ -303,56 +303,43 @@ func TestCronZonePrefix(t *testing.T) {
 func civilDay(y int, m time.Month, d int) int64 { return floorDiv(naiveOf(y, m, d, 0, 0, 0), 86400) }
 
 // famousCronCases are the transitions that broke real schedulers. They
-// also seed FuzzParseCron and FuzzNext.
+// also seed FuzzParseCron, FuzzNext and FuzzDaily.
 var famousCronCases = []struct {
 	zone     string
 	spec     string
 	from, to time.Time // UTC
 	comment  string
-	// check asserts what the real world says, on the fires in order.
+	// on is what happened on the wall, written out by hand: on date the
+	// job fires exactly once, with kind, at the local reading at (clock
+	// and offset). Empty for the periodic cases.
+	on onDate
+	// check asserts anything else the real world says, on the fires in order.
 	check func(t *testing.T, got []dstsafe.Occurrence)
 }{
 	{
-		"Australia/Lord_Howe", "15 2 * * *",
-		time.Date(2024, 10, 4, 0, 0, 0, 0, time.UTC), time.Date(2024, 10, 9, 0, 0, 0, 0, time.UTC),
-		"2024-10-06 02:00 +10:30 -> 02:30 +11: 30-minute gap; 02:15 fires at 02:45",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if dayOfWall(g.Wall) == civilDay(2024, 10, 6) && (g.Kind != dstsafe.Gap || g.At.Hour() != 2 || g.At.Minute() != 45) {
-					t.Errorf("Lord_Howe 2024-10-06 02:15: got %v (%v), want 02:45 +11 (gap)", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "Australia/Lord_Howe", spec: "15 2 * * *",
+		from: time.Date(2024, 10, 4, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 10, 9, 0, 0, 0, 0, time.UTC),
+		comment: "2024-10-06 02:00 +10:30 -> 02:30 +11: 30-minute gap; 02:15 fires at 02:45",
+		on:      onDate{"2024-10-06", dstsafe.Gap, "02:45 +11:00"},
 	},
 	{
-		"Australia/Lord_Howe", "45 1 * * *",
-		time.Date(2024, 4, 5, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 9, 0, 0, 0, 0, time.UTC),
-		"2024-04-07 02:00 +11 -> 01:30 +10:30: 01:30-02:00 twice; 01:45 fires once, at +11",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if _, off := g.At.Zone(); dayOfWall(g.Wall) == civilDay(2024, 4, 7) && (g.Kind != dstsafe.Fold || off != 11*3600) {
-					t.Errorf("Lord_Howe 2024-04-07 01:45: got %v (%v), want the +11 reading", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "Australia/Lord_Howe", spec: "45 1 * * *",
+		from: time.Date(2024, 4, 5, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 4, 9, 0, 0, 0, 0, time.UTC),
+		comment: "2024-04-07 02:00 +11 -> 01:30 +10:30: 01:30-02:00 twice; 01:45 fires once, at +11",
+		on:      onDate{"2024-04-07", dstsafe.Fold, "01:45 +11:00"},
 	},
 	{
-		"Europe/Dublin", "30 1 * * *",
-		time.Date(2024, 10, 25, 0, 0, 0, 0, time.UTC), time.Date(2024, 10, 30, 0, 0, 0, 0, time.UTC),
-		"negative DST: 2024-10-27 02:00 IST -> 01:00 GMT (GMT is the 'summer' time in tzdata); 01:30 fires once, at IST",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if _, off := g.At.Zone(); dayOfWall(g.Wall) == civilDay(2024, 10, 27) && off != 3600 {
-					t.Errorf("Dublin 2024-10-27 01:30: got %v, want the +01:00 reading", g.At)
-				}
-			}
-		},
+		zone: "Europe/Dublin", spec: "30 1 * * *",
+		from: time.Date(2024, 10, 25, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 10, 30, 0, 0, 0, 0, time.UTC),
+		comment: "negative DST: 2024-10-27 02:00 IST -> 01:00 GMT (GMT is the 'summer' time in tzdata); 01:30 fires once, at IST",
+		on:      onDate{"2024-10-27", dstsafe.Fold, "01:30 +01:00"},
 	},
 	{
-		"Pacific/Apia", "0 12 * * *",
-		time.Date(2011, 12, 27, 0, 0, 0, 0, time.UTC), time.Date(2012, 1, 3, 0, 0, 0, 0, time.UTC),
-		"2011-12-29 24:00 -10 -> 2011-12-31 00:00 +14: December 30 never happened; robfig/cron loops here",
-		func(t *testing.T, got []dstsafe.Occurrence) {
+		zone: "Pacific/Apia", spec: "0 12 * * *",
+		from: time.Date(2011, 12, 27, 0, 0, 0, 0, time.UTC), to: time.Date(2012, 1, 3, 0, 0, 0, 0, time.UTC),
+		comment: "2011-12-29 24:00 -10 -> 2011-12-31 00:00 +14: December 30 never happened; robfig/cron loops here",
+		on:      onDate{"2011-12-31", dstsafe.Unique, "12:00 +14:00"},
+		check: func(t *testing.T, got []dstsafe.Occurrence) {
 			for i, g := range got {
 				if g.At.Day() == 30 && g.At.Month() == 12 {
 					t.Errorf("Apia: fire %v reads 2011-12-30", g.At)
@@ -364,95 +351,89 @@ var famousCronCases = []struct {
 		},
 	},
 	{
-		"Pacific/Apia", "*/30 * * * *",
-		time.Date(2011, 12, 30, 6, 0, 0, 0, time.UTC), time.Date(2011, 12, 30, 14, 0, 0, 0, time.UTC),
-		"periodic across the skipped day: real time runs on, no reading of 12-30",
-		nil,
+		zone: "Pacific/Apia", spec: "*/30 * * * *",
+		from: time.Date(2011, 12, 30, 6, 0, 0, 0, time.UTC), to: time.Date(2011, 12, 30, 14, 0, 0, 0, time.UTC),
+		comment: "periodic across the skipped day: real time runs on, no reading of 12-30",
 	},
 	{
-		"America/Havana", "0 0 * * *",
-		time.Date(2024, 3, 8, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 12, 0, 0, 0, 0, time.UTC),
-		"2024-03-10 00:00 CST -> 01:00 CDT: midnight never happens; the job runs at 01:00 CDT",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if dayOfWall(g.Wall) == civilDay(2024, 3, 10) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1) {
-					t.Errorf("Havana 2024-03-10 00:00: got %v (%v), want 01:00 CDT (gap)", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "America/Havana", spec: "0 0 * * *",
+		from: time.Date(2024, 3, 8, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 3, 12, 0, 0, 0, 0, time.UTC),
+		comment: "2024-03-10 00:00 CST -> 01:00 CDT: midnight never happens; the job runs at 01:00 CDT",
+		on:      onDate{"2024-03-10", dstsafe.Gap, "01:00 -04:00"},
 	},
 	{
-		"Asia/Beirut", "0 0 * * *",
-		time.Date(2024, 3, 29, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 2, 0, 0, 0, 0, time.UTC),
-		"2024-03-31 00:00 EET -> 01:00 EEST: no midnight",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if dayOfWall(g.Wall) == civilDay(2024, 3, 31) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1) {
-					t.Errorf("Beirut 2024-03-31 00:00: got %v (%v), want 01:00 EEST", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "Asia/Beirut", spec: "0 0 * * *",
+		from: time.Date(2024, 3, 29, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 4, 2, 0, 0, 0, 0, time.UTC),
+		comment: "2024-03-31 00:00 EET -> 01:00 EEST: no midnight",
+		on:      onDate{"2024-03-31", dstsafe.Gap, "01:00 +03:00"},
 	},
 	{
-		"Africa/Cairo", "30 0 * * *",
-		time.Date(2024, 4, 24, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 28, 0, 0, 0, 0, time.UTC),
-		"2024-04-26 00:00 EET -> 01:00 EEST (the rule says 'last Thursday 24:00'): 00:30 fires at 01:30",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if dayOfWall(g.Wall) == civilDay(2024, 4, 26) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1 || g.At.Minute() != 30) {
-					t.Errorf("Cairo 2024-04-26 00:30: got %v (%v), want 01:30 EEST", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "Africa/Cairo", spec: "30 0 * * *",
+		from: time.Date(2024, 4, 24, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 4, 28, 0, 0, 0, 0, time.UTC),
+		comment: "2024-04-26 00:00 EET -> 01:00 EEST (the rule says 'last Thursday 24:00'): 00:30 fires at 01:30",
+		on:      onDate{"2024-04-26", dstsafe.Gap, "01:30 +03:00"},
 	},
 	{
-		"Africa/Cairo", "30 23 * * *",
-		time.Date(2024, 10, 29, 0, 0, 0, 0, time.UTC), time.Date(2024, 11, 3, 0, 0, 0, 0, time.UTC),
-		"2024-10-31 24:00 EEST -> 23:00 EET: 23:00-24:00 on Oct 31 twice",
-		nil,
+		zone: "Africa/Cairo", spec: "30 23 * * *",
+		from: time.Date(2024, 10, 29, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 11, 3, 0, 0, 0, 0, time.UTC),
+		comment: "2024-10-31 24:00 EEST -> 23:00 EET: 23:00-24:00 on Oct 31 twice; 23:30 fires once, at EEST",
+		on:      onDate{"2024-10-31", dstsafe.Fold, "23:30 +03:00"},
 	},
 	{
-		"Europe/Volgograd", "30 1 * * *",
-		time.Date(2020, 12, 25, 0, 0, 0, 0, time.UTC), time.Date(2020, 12, 29, 0, 0, 0, 0, time.UTC),
-		"2020-12-27 02:00 +04 -> 01:00 +03: a permanent move back, not DST; 01:30 twice, fires once",
-		nil,
+		zone: "Europe/Volgograd", spec: "30 1 * * *",
+		from: time.Date(2020, 12, 25, 0, 0, 0, 0, time.UTC), to: time.Date(2020, 12, 29, 0, 0, 0, 0, time.UTC),
+		comment: "2020-12-27 02:00 +04 -> 01:00 +03: a permanent move back, not DST; 01:30 twice, fires once",
+		on:      onDate{"2020-12-27", dstsafe.Fold, "01:30 +04:00"},
 	},
 	{
-		"Europe/Volgograd", "30 2 * * *",
-		time.Date(2018, 10, 26, 0, 0, 0, 0, time.UTC), time.Date(2018, 10, 30, 0, 0, 0, 0, time.UTC),
-		"2018-10-28 02:00 +03 -> 03:00 +04: a permanent move, not DST",
-		nil,
+		zone: "Europe/Volgograd", spec: "30 2 * * *",
+		from: time.Date(2018, 10, 26, 0, 0, 0, 0, time.UTC), to: time.Date(2018, 10, 30, 0, 0, 0, 0, time.UTC),
+		comment: "2018-10-28 02:00 +03 -> 03:00 +04: a permanent move, not DST; 02:30 fires at 03:30",
+		on:      onDate{"2018-10-28", dstsafe.Gap, "03:30 +04:00"},
 	},
 	{
-		"America/Chicago", "30 2 * * *",
-		time.Date(2100, 3, 12, 0, 0, 0, 0, time.UTC), time.Date(2100, 3, 16, 0, 0, 0, 0, time.UTC),
-		"2100-03-14 (second Sunday of March, by the POSIX rule; 2100 is not a leap year): 02:30 fires at 03:30 CDT",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if dayOfWall(g.Wall) == civilDay(2100, 3, 14) && (g.Kind != dstsafe.Gap || g.At.Hour() != 3 || g.At.Minute() != 30) {
-					t.Errorf("Chicago 2100-03-14 02:30: got %v (%v), want 03:30 CDT", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "America/Chicago", spec: "30 2 * * *",
+		from: time.Date(2100, 3, 12, 0, 0, 0, 0, time.UTC), to: time.Date(2100, 3, 16, 0, 0, 0, 0, time.UTC),
+		comment: "2100-03-14 (second Sunday of March, by the POSIX rule; 2100 is not a leap year): 02:30 fires at 03:30 CDT",
+		on:      onDate{"2100-03-14", dstsafe.Gap, "03:30 -05:00"},
 	},
 	{
-		"America/Chicago", "30 1 * * *",
-		time.Date(2100, 11, 5, 0, 0, 0, 0, time.UTC), time.Date(2100, 11, 9, 0, 0, 0, 0, time.UTC),
-		"2100-11-07 (first Sunday of November): 01:30 fires once, at CDT",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if name, _ := g.At.Zone(); dayOfWall(g.Wall) == civilDay(2100, 11, 7) && (g.Kind != dstsafe.Fold || name != "CDT") {
-					t.Errorf("Chicago 2100-11-07 01:30: got %v (%v), want the CDT reading", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "America/Chicago", spec: "30 1 * * *",
+		from: time.Date(2100, 11, 5, 0, 0, 0, 0, time.UTC), to: time.Date(2100, 11, 9, 0, 0, 0, 0, time.UTC),
+		comment: "2100-11-07 (first Sunday of November): 01:30 fires once, at CDT",
+		on:      onDate{"2100-11-07", dstsafe.Fold, "01:30 -05:00"},
 	},
 	{
-		"America/Chicago", "*/15 * * * *",
-		time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC), time.Date(2024, 11, 3, 9, 0, 0, 0, time.UTC),
-		"the billing incident: 01:00-02:00 happens twice on 2024-11-03; a periodic job runs in both",
-		nil,
+		zone: "America/Chicago", spec: "*/15 * * * *",
+		from: time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC), to: time.Date(2024, 11, 3, 9, 0, 0, 0, time.UTC),
+		comment: "the billing incident: 01:00-02:00 happens twice on 2024-11-03; a periodic job runs in both",
 	},
+}
+
+// onDate is famousCronCases' "on" field.
+type onDate struct {
+	date string
+	kind dstsafe.Kind
+	at   string // "15:04 -07:00"
+}
+
+// checkOnDate: exactly one of the fires is scheduled for the date (by its
+// wall), with the kind, at the local clock and offset want names.
+func checkOnDate(t *testing.T, got []dstsafe.Occurrence, want onDate) {
+	t.Helper()
+	var on []dstsafe.Occurrence
+	for _, g := range got {
+		if fmt.Sprintf("%04d-%02d-%02d", g.Wall.Year, g.Wall.Month, g.Wall.Day) == want.date {
+			on = append(on, g)
+		}
+	}
+	if len(on) != 1 {
+		t.Errorf("%d fires scheduled for %s, want 1: %v", len(on), want.date, on)
+		return
+	}
+	if at := on[0].At.Format("15:04 -07:00"); on[0].Kind != want.kind || at != want.at {
+		t.Errorf("%s: fires at %s (%v), want %s (%v)", want.date, at, on[0].Kind, want.at, want.kind)
+	}
 }
 
 // TestCronFamousTransitions walks the cases that broke real schedulers,
@@ -472,6 +453,9 @@ func TestCronFamousTransitions(t *testing.T) {
 			if ref.fixed {
 				exist, missing := existingDates(o, from, to)
 				checkDailyOnce(f, c, got, exist, missing)
+			}
+			if tc.on.date != "" {
+				checkOnDate(t, got, tc.on)
 			}
 			if tc.check != nil {
 				tc.check(t, got)
