@@ -11,6 +11,17 @@ import (
 
 // Internals the external tests (package dstsafe_test) use.
 
+// The calendar arithmetic Date and Wall share, checked against the time
+// package in date_test.go.
+var (
+	CivilFromDays     = civilFromDays
+	CivilFromDaysSlow = civilFromDaysSlow
+	DaysFromCivil     = daysFromCivil
+	WeekdayOf         = weekdayOf
+)
+
+const SecondsPerDay = secondsPerDay
+
 // InstallZoneTable replaces loc's cached offset table with one that ends
 // at unix second end, as if it had been built only that far, and reports
 // whether Lookup and Next now use it. Past end they scan windows, as they
