@@ -242,7 +242,9 @@ func ExampleArgError() {
 // argument.
 type hourlyUTC struct{}
 
-func (hourlyUTC) Next(t time.Time) time.Time { return t.Truncate(time.Hour).Add(time.Hour).In(t.Location()) }
+func (hourlyUTC) Next(t time.Time) time.Time {
+	return t.Truncate(time.Hour).Add(time.Hour).In(t.Location())
+}
 
 // WithScheduleLocation says in which zone a plain Schedule's instants are
 // read to key their periods: the two 01:00s of the Chicago fold

@@ -309,7 +309,9 @@ func TestEditBetweenDeploysNeverRunsRetroactively(t *testing.T) {
 // 23:00 missed) and came back with "0 5 * * *". Before, the misses were
 // computed under the new spec: 04-29 ... 05-02 05:00.
 func TestEditWhileDownCatchesUpTheOldSchedule(t *testing.T) {
-	old := func(d int) string { return fmt.Sprintf("2024-%sT23:00:00", map[int]string{29: "04-29", 30: "04-30", 1: "05-01"}[d]) }
+	old := func(d int) string {
+		return fmt.Sprintf("2024-%sT23:00:00", map[int]string{29: "04-29", 30: "04-30", 1: "05-01"}[d])
+	}
 	for _, tc := range []struct {
 		name    string
 		policy  dstsafe.CatchUpPolicy
