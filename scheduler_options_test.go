@@ -2,9 +2,6 @@ package dstsafe_test
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"strings"
 	"testing"
 	"time"
 
@@ -93,32 +90,6 @@ func TestNilArguments(t *testing.T) {
 			require.PanicsWithValue(t, "dstsafe: "+name+": nil *time.Location", call)
 		}
 	})
-}
-
-// A job's panic becomes a *PanicError with the stack; when the job
-// panicked with an error, errors.Is sees it.
-func TestPanicError(t *testing.T) {
-	s, _, _ := newSim(t, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
-	require.NoError(t, s.Add("export", mustCron(t, "0 * * * *"), func(_ context.Context, r dstsafe.Run) error {
-		switch r.Wall.Hour {
-		case 1:
-			panic(fs.ErrPermission)
-		case 2:
-			panic("nil map")
-		}
-		return nil
-	}))
-	fires, err := dstsafe.Simulate(context.Background(), s, 2*time.Hour)
-	require.NoError(t, err)
-	require.Len(t, fires, 3)
-	var pe *dstsafe.PanicError
-	require.ErrorAs(t, fires[1].Err, &pe)
-	require.ErrorIs(t, fires[1].Err, fs.ErrPermission)
-	require.Contains(t, string(pe.Stack), "TestPanicError", "the stack is where the job panicked")
-	require.ErrorAs(t, fires[2].Err, &pe)
-	require.Equal(t, "nil map", pe.Value)
-	require.Nil(t, errors.Unwrap(pe), "a value that is not an error unwraps to nothing")
-	require.True(t, strings.HasPrefix(pe.Error(), "dstsafe: "))
 }
 
 // Fire embeds the Run the job function was given, field for field.

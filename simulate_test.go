@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing"
@@ -174,13 +175,17 @@ func TestRetry(t *testing.T) {
 	}
 }
 
-// A job that panics is recorded as failed with a *PanicError; the
-// scheduler keeps going.
+// A job that panics is recorded as failed with a *PanicError carrying the
+// stack; when it panicked with an error, errors.Is sees it. The scheduler
+// keeps going.
 func TestJobPanic(t *testing.T) {
 	s, _, ledger := newSim(t, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
 	require.NoError(t, s.Add("report", mustCron(t, "0 * * * *"), func(_ context.Context, r dstsafe.Run) error {
-		if r.Wall.Hour == 1 {
+		switch r.Wall.Hour {
+		case 1:
 			panic("nil map")
+		case 2:
+			panic(fs.ErrPermission)
 		}
 		return nil
 	}))
@@ -189,10 +194,14 @@ func TestJobPanic(t *testing.T) {
 	require.Len(t, fires, 4)
 	var pe *dstsafe.PanicError
 	require.ErrorAs(t, fires[1].Err, &pe)
-	for _, i := range []int{0, 2, 3} {
+	require.Equal(t, "nil map", pe.Value)
+	require.Nil(t, errors.Unwrap(pe), "a value that is not an error unwraps to nothing")
+	require.Contains(t, string(pe.Stack), "TestJobPanic", "the stack is where the job panicked")
+	require.ErrorAs(t, fires[2].Err, &pe)
+	require.ErrorIs(t, fires[2].Err, fs.ErrPermission)
+	for _, i := range []int{0, 3} {
 		require.NoError(t, fires[i].Err)
 	}
-	require.Equal(t, "nil map", pe.Value)
 	rec, err := ledger.Get(context.Background(), "report", "2024-06-01T01:00:00")
 	require.NoError(t, err)
 	require.Equal(t, dstsafe.StateFailed, rec.State)
