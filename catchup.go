@@ -64,6 +64,9 @@ func (c jobConfig) plan(due []task, now time.Time) (run, skip []task) {
 		n--
 	}
 	late, onTime := due[:n], due[n:]
+	if len(late) == 0 {
+		return onTime, nil // the common case: nothing missed
+	}
 	switch p := c.catchUp.(type) {
 	case CatchUpSkip:
 		skip = late

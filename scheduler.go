@@ -102,12 +102,13 @@ type Scheduler struct {
 
 // runState is one call of Run (or Simulate).
 type runState struct {
-	ctx      context.Context // ledger I/O of planning: ends with Run's context
-	jobCtx   context.Context // what jobs run under: cancelled at the drain timeout
-	stopping chan struct{}   // closed when Run stops starting runs
-	stopLoop context.CancelCauseFunc
-	workers  sync.WaitGroup
-	sim      *simulation // nil in production
+	ctx       context.Context // ledger I/O of planning: ends with Run's context
+	jobCtx    context.Context // what jobs run under: cancelled at the drain timeout
+	finishCtx context.Context // jobCtx without its cancellation: outcomes are recorded
+	stopping  chan struct{}   // closed when Run stops starting runs
+	stopLoop  context.CancelCauseFunc
+	workers   sync.WaitGroup
+	sim       *simulation // nil in production
 
 	failOnce sync.Once
 	failed   error // the permanent ledger error that stopped Run
@@ -344,7 +345,8 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	defer stopLoop(nil)
 	jobCtx, cancelJobs := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelJobs(context.Canceled)
-	rs := &runState{ctx: loopCtx, jobCtx: jobCtx, stopping: make(chan struct{}), stopLoop: stopLoop, sim: sim}
+	rs := &runState{ctx: loopCtx, jobCtx: jobCtx, finishCtx: context.WithoutCancel(jobCtx),
+		stopping: make(chan struct{}), stopLoop: stopLoop, sim: sim}
 
 	s.mu.Lock()
 	if s.run != nil {
@@ -394,6 +396,7 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 // loop hands every job that comes due to a goroutine of its own, until
 // Run's context ends. Each turn costs O(log N) per due job.
 func (s *Scheduler) loop(rs *runState) {
+	var timer clockwork.Timer // one for the loop's life, Reset each turn
 	for {
 		now := s.clock.Now()
 		s.mu.Lock()
@@ -412,11 +415,15 @@ func (s *Scheduler) loop(rs *runState) {
 			}
 		}
 		s.sleeping, s.sleepUntil = !wakeAt.IsZero(), wakeAt
-		var timer clockwork.Timer
 		var fired <-chan time.Time
 		if !wakeAt.IsZero() {
 			// Measure from a fresh reading: time has passed since now.
-			timer = s.clock.NewTimer(wakeAt.Sub(s.clock.Now()))
+			d := wakeAt.Sub(s.clock.Now())
+			if timer == nil {
+				timer = s.clock.NewTimer(d)
+			} else {
+				timer.Reset(d)
+			}
 			fired = timer.Chan()
 		}
 		s.mu.Unlock()
@@ -432,8 +439,11 @@ func (s *Scheduler) loop(rs *runState) {
 		if poked {
 			rs.sim.end() // the poker's count (see enqueue)
 		}
-		if timer != nil {
-			timer.Stop()
+		if timer != nil && !timer.Stop() && fired != nil {
+			select { // fired and not read: drain it, so a Reset starts clean
+			case <-timer.Chan():
+			default:
+			}
 		}
 		if rs.ctx.Err() != nil {
 			s.mu.Lock()

@@ -16,10 +16,12 @@ type runEnv struct {
 	stopping <-chan struct{} // Run stops starting runs; nil for RunNow
 	sim      *simulation     // nil in production
 	rs       *runState       // nil for RunNow: ledger errors are returned, not fatal
+	// finishCtx records outcomes: it does not end with ctx (nil: derive it).
+	finishCtx context.Context
 }
 
 func (rs *runState) env() runEnv {
-	return runEnv{ctx: rs.jobCtx, stopping: rs.stopping, sim: rs.sim, rs: rs}
+	return runEnv{ctx: rs.jobCtx, stopping: rs.stopping, sim: rs.sim, rs: rs, finishCtx: rs.finishCtx}
 }
 
 // runBatch runs a batch of periods of one job in order, then whatever the
@@ -161,7 +163,10 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record) error {
 			reason += " (" + cause.Error() + ")"
 		}
 	}
-	finishCtx := context.WithoutCancel(ctx)
+	finishCtx := env.finishCtx
+	if finishCtx == nil {
+		finishCtx = context.WithoutCancel(ctx)
+	}
 	if _, ferr := s.ledger.Finish(finishCtx, j.name, run.Period, run.Token, state, reason); ferr != nil {
 		switch {
 		case errors.Is(ferr, ErrLeaseLost):

@@ -25,6 +25,7 @@ type scaleRow struct {
 	n                          int
 	parsePerJob, addPerJob     time.Duration
 	primePerJob                time.Duration
+	cpuPerFire                 time.Duration
 	heapPerJob                 float64
 	perFire                    time.Duration
 	fires                      int
@@ -66,12 +67,12 @@ func BenchmarkSchedulerScale(b *testing.B) {
 		return
 	}
 	var t strings.Builder
-	t.WriteString("\n| N jobs | parse / job | Add / job | heap after Add | first start / job | time per fire | fires |\n")
-	t.WriteString("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	t.WriteString("\n| N jobs | parse / job | Add / job | heap after Add | first start / job | wall time per fire | CPU per fire | fires |\n")
+	t.WriteString("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 	for _, r := range rows {
-		fmt.Fprintf(&t, "| %d | %.1f µs | %.2f µs | %.0f B/job | %.1f µs | %.2f µs | %d |\n", r.n,
-			float64(r.parsePerJob.Nanoseconds())/1e3, float64(r.addPerJob.Nanoseconds())/1e3,
-			r.heapPerJob, float64(r.primePerJob.Nanoseconds())/1e3, float64(r.perFire.Nanoseconds())/1e3, r.fires)
+		fmt.Fprintf(&t, "| %d | %.1f µs | %.2f µs | %.0f B/job | %.1f µs | %.2f µs | %.2f µs | %d |\n", r.n,
+			us(r.parsePerJob), us(r.addPerJob), r.heapPerJob, us(r.primePerJob), us(r.perFire), us(r.cpuPerFire), r.fires)
 	}
 	fmt.Print(t.String())
 }
@@ -125,14 +126,23 @@ func scaleRun(b *testing.B, n int) scaleRow {
 	const window = 72 * time.Hour
 	fires := len(warm)
 	var spent time.Duration
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	var cpu time.Duration
 	for b.Loop() {
-		t := time.Now()
+		t, c := time.Now(), processCPU()
 		got, err := dstsafe.Simulate(context.Background(), s, window)
 		spent += time.Since(t)
+		cpu += processCPU() - c
 		if err != nil {
 			b.Fatal(err)
 		}
 		fires += len(got)
+	}
+	runtime.ReadMemStats(&m1)
+	if fires > len(warm) {
+		b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(fires-len(warm)), "allocs/fire")
+		b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(fires-len(warm)), "B/fire")
 	}
 	if want := scaleFires(b, n, start, start.Add(time.Second+time.Duration(b.N)*window)); fires != want {
 		b.Fatalf("%d jobs: %d fires, the time package says %d", n, fires, want)
@@ -141,8 +151,10 @@ func scaleRun(b *testing.B, n int) scaleRow {
 		primePerJob: primed / time.Duration(n), heapPerJob: heap, fires: fires, simulated: window}
 	if fires > len(warm) {
 		row.perFire = spent / time.Duration(fires-len(warm))
+		row.cpuPerFire = cpu / time.Duration(fires-len(warm))
 	}
 	b.ReportMetric(float64(row.perFire.Nanoseconds())/1e3, "µs/fire")
+	b.ReportMetric(float64(row.cpuPerFire.Nanoseconds())/1e3, "cpu-µs/fire")
 	b.ReportMetric(heap, "heapB/job")
 	b.ReportMetric(float64(row.addPerJob.Nanoseconds())/1e3, "add-µs/job")
 	b.ReportMetric(float64(fires), "fires")
