@@ -80,7 +80,7 @@ func (e *JobError) Unwrap() error { return e.Err }
 //
 // Build one with NewScheduler, Add jobs (before or while Run runs), then
 // call Run. Update and Remove change jobs while it runs. A Scheduler is
-// safe for concurrent use.
+// safe for concurrent use. The zero value is not usable: call NewScheduler.
 type Scheduler struct {
 	clock        Clock
 	ledger       Ledger
