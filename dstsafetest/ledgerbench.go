@@ -2,6 +2,7 @@ package dstsafetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -56,4 +57,63 @@ func BenchmarkClaims(b *testing.B, l dstsafe.Ledger, workers int) {
 		b.Fatalf("claim: %v", *err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
+}
+
+// BenchmarkContendedClaims measures claims of periods that every worker
+// claims, as every replica does at a due instant: workers goroutines each
+// claim the same periods, in the same order, one call per claim; worker w
+// claims through ledgers[w%len(ledgers)], so one ledger is shared by all
+// workers and len(ledgers) == workers gives each its own. An op is one
+// claim: about b.N/workers periods, each claimed workers times. Exactly
+// one claim of each period must win and every other must fail with
+// ErrAlreadyClaimed; anything else fails the benchmark. It reports
+// "claims/s" next to ns/op, and uses new period keys on every call.
+func BenchmarkContendedClaims(b *testing.B, workers int, ledgers ...dstsafe.Ledger) {
+	b.Helper()
+	if workers < 1 {
+		workers = 1
+	}
+	if len(ledgers) == 0 {
+		b.Fatal("dstsafetest: BenchmarkContendedClaims without a ledger")
+	}
+	run := benchRun.Add(1)
+	periods := (b.N + workers - 1) / workers
+	ctx := context.Background()
+	var (
+		wg   sync.WaitGroup
+		won  atomic.Int64
+		fail atomic.Pointer[error]
+	)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for w := range workers {
+		l := ledgers[w%len(ledgers)]
+		owner := fmt.Sprintf("bench-worker-%d", w)
+		wg.Go(func() {
+			prefix := fmt.Appendf(nil, "c%d/", run)
+			for i := range periods {
+				if fail.Load() != nil {
+					return
+				}
+				period := string(strconv.AppendInt(prefix, int64(i), 10))
+				_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "bench", Period: period, Owner: owner})
+				switch {
+				case err == nil:
+					won.Add(1)
+				case !errors.Is(err, dstsafe.ErrAlreadyClaimed):
+					fail.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	if err := fail.Load(); err != nil {
+		b.Fatalf("claim: %v", *err)
+	}
+	if n := won.Load(); n != int64(periods) {
+		b.Fatalf("%d claims won for %d periods", n, periods)
+	}
+	b.ReportMetric(float64(periods*workers)/b.Elapsed().Seconds(), "claims/s")
 }
