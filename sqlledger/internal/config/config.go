@@ -23,6 +23,9 @@ type Config struct {
 	// *sql.DB, refuses them unless Opened is set.
 	Synchronous *int
 	BusyTimeout *time.Duration
+	// OnCommit, if set, is called after every commit of claims with the
+	// number of claims it answered (ledgertest counts group commits).
+	OnCommit func(claims int)
 	// Opened: the *sql.DB was opened by OpenSQLite with the settings
 	// above already applied.
 	Opened bool
