@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jonboulle/clockwork"
@@ -12,6 +14,7 @@ import (
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
 	"github.com/dstsafe/dstsafe/sqlledger"
+	"github.com/dstsafe/dstsafe/sqlledger/internal/config"
 )
 
 // Concurrent claims through one Ledger are committed in groups. Whatever
@@ -98,4 +101,79 @@ func testGroupedClaims(t *testing.T, b Backend) {
 			t.Errorf("Get(%s) = %+v, %v; want owner %s", p, r, err, owner)
 		}
 	}
+}
+
+// Group commit, counted: the Ledger reports every commit of claims
+// (config.OnCommit), and 64 goroutines claiming new periods at once commit
+// in a few groups (one flush each), not 64 times. Then 16 goroutines
+// claim one period at once, in 20 rounds: one wins each round, and the
+// commits are logged (about one a round: the claims that arrive while the
+// period is being committed wait for it; late ones ask the database).
+func testGroupCommit(t *testing.T, b Backend) {
+	var commits, answered atomic.Int64
+	count := sqlledger.Option(func(c *config.Config) {
+		c.OnCommit = func(n int) { commits.Add(1); answered.Add(int64(n)) }
+	})
+	l := b.New(t, count)
+	ctx := context.Background()
+	together := func(n int, claim func(g int) error) {
+		t.Helper()
+		var (
+			ready atomic.Int32
+			wg    sync.WaitGroup
+			errs  = make([]error, n)
+		)
+		for g := range n {
+			wg.Go(func() {
+				ready.Add(1)
+				for i := 1; ready.Load() < int32(n); i++ {
+					if i%1024 == 0 {
+						runtime.Gosched()
+					}
+				}
+				errs[g] = claim(g)
+			})
+		}
+		wg.Wait()
+		for g, err := range errs {
+			if err != nil {
+				t.Fatalf("claim %d: %v", g, err)
+			}
+		}
+	}
+
+	const distinct = 64
+	together(distinct, func(g int) error {
+		_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "sync", Period: fmt.Sprintf("new-%02d", g), Owner: "w"})
+		return err
+	})
+	t.Logf("%d new periods: %d commits", distinct, commits.Load())
+	if c := commits.Load(); c > distinct/4 {
+		t.Errorf("%d claims of new periods took %d commits, want at most %d: claims made at once commit in groups", distinct, c, distinct/4)
+	}
+	if a := answered.Load(); a != distinct {
+		t.Errorf("the commits answered %d claims, want %d", a, distinct)
+	}
+
+	const goroutines, rounds = 16, 20
+	commits.Store(0)
+	for round := range rounds {
+		period := fmt.Sprintf("hot-%02d", round)
+		won := atomic.Int32{}
+		together(goroutines, func(g int) error {
+			_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "sync", Period: period, Owner: fmt.Sprint("replica-", g)})
+			if err == nil {
+				won.Add(1)
+				return nil
+			}
+			if errors.Is(err, dstsafe.ErrAlreadyClaimed) {
+				return nil
+			}
+			return err
+		})
+		if won.Load() != 1 {
+			t.Fatalf("%s won %d times", period, won.Load())
+		}
+	}
+	t.Logf("%d rounds of %d claims of one period: %d commits", rounds, goroutines, commits.Load())
 }

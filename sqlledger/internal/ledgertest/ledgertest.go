@@ -89,6 +89,7 @@ func Run(t *testing.T, b Backend) {
 		{"Conformance", testConformance},
 		{"ConformanceInTx", testConformanceInTx},
 		{"GroupedClaims", testGroupedClaims},
+		{"GroupCommit", testGroupCommit},
 		{"Migrate", testMigrate},
 		{"MigrateSchemaTooNew", testMigrateSchemaTooNew},
 		{"FreshStart", testFreshStart},
