@@ -48,7 +48,9 @@ func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOp
 	t.Helper()
 	s := suite{newLedger: newLedger}
 	for _, o := range opts {
-		o(&s.caps)
+		if o != nil {
+			o(&s.caps)
+		}
 	}
 	tests := []struct {
 		name string
