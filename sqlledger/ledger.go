@@ -24,15 +24,24 @@
 // a takeover, on the state and lease read), so a zombie holder's late write
 // matches no row and gets dstsafe.ErrLeaseLost.
 //
-// # Throughput
+// # Throughput and sharing
 //
-// A durable commit waits for a disk flush (about 2.7 ms on the test
-// machine). Concurrent claims through one Ledger are therefore committed
-// in groups, one flush per group: on PostgreSQL as one multi-row INSERT,
-// on SQLite as one transaction; each claim still gets its own answer after
-// the commit. SQLite writes of one Ledger also queue on a Go mutex rather
-// than in SQLite's busy handler, which sleeps. Share one Ledger per
-// process.
+// A durable commit waits for a disk flush. Concurrent claims through one
+// Ledger are therefore committed in groups, one flush per group: on
+// PostgreSQL as one statement (up to 4 groups at once), on SQLite as one
+// transaction; each claim still gets its own answer after the commit. A
+// claim of a period that the Ledger is committing for another goroutine
+// (every replica's scheduler wakes for the same period at the same
+// instant) waits for that claim and, if it won, loses to it without a
+// round trip, so a losing claim never holds up the winners. SQLite writes
+// of one Ledger also queue on a Go lock rather than in SQLite's busy
+// handler, which sleeps. One Ledger per process is safe and the fastest
+// setup: share it between every job and goroutine of the process.
+//
+// # Start-up
+//
+// Migrate is safe from every replica at once on a database nobody has
+// migrated yet; see its doc.
 //
 // # Transactions
 //
