@@ -15,24 +15,22 @@ import (
 
 // A durable commit costs a WAL flush, for PostgreSQL and for SQLite with
 // synchronous FULL; SQLite also has one writer at a time. When several
-// goroutines claim through one Ledger at once, their claims are committed
-// in groups, one flush for a group:
+// goroutines claim through one Ledger at once, the first to get the group
+// lock commits everyone's waiting claims together (group commit), one
+// flush for the group:
 //
 //   - PostgreSQL: one statement, a multi-row INSERT ... ON CONFLICT DO
 //     NOTHING RETURNING of the group's periods in key order (so that
 //     groups of different processes lock rows in the same order and never
-//     deadlock), which also returns the rows that existed already: a claim
-//     that loses costs its group nothing, and needs no statement of its
-//     own. Up to pgGroups groups are committed at once, so that a group
-//     stuck behind another transaction's row lock holds up only its own
-//     members, and commits of several groups share PostgreSQL's flushes.
-//   - SQLite: one transaction running each claim's statements, one group
-//     at a time (the Ledger's write lock).
+//     deadlock). Its winners are answered at once; then one SELECT reads
+//     the periods it did not insert, for all the claims that lost them.
+//   - SQLite: one transaction running each claim's statements.
 //
-// A claim of a period whose claim is already being committed (every
-// replica's goroutines claim the same period at the same instant) does not
-// queue: it waits for that claim, and if that one won it loses to it (its
-// record is the one the database would have shown), without a round trip.
+// A claim of a period whose claim is being committed (every replica's
+// goroutines claim the same period at the same instant) does not queue:
+// it waits for that claim, and if that one won it loses to it (its record
+// is the one the database would have shown), without a round trip or a
+// turn of the group lock.
 //
 // Each claim gets its own answer, after the commit. A claim the group did
 // not settle (it may take the existing record over, the row was committed
@@ -43,13 +41,11 @@ import (
 // claimKey is a period of a job.
 type claimKey struct{ job, period string }
 
-// claimQueue holds the claims waiting to be committed in a group.
+// claimQueue holds the claims waiting for the group lock.
 type claimQueue struct {
 	mu       sync.Mutex
 	waiting  []*queuedClaim
-	inflight map[claimKey]*queuedClaim // the first claim of each period in a group being committed
-	running  int                       // groups being committed
-	slots    int                       // at most this many at once
+	inflight map[claimKey]*queuedClaim // the first claim of each period in the group being committed
 }
 
 type queuedClaim struct {
@@ -57,27 +53,29 @@ type queuedClaim struct {
 	req dstsafe.ClaimRequest
 	key claimKey
 	// Set by the group that settles it, before done is closed.
-	rec   dstsafe.Record
-	err   error
-	alone bool          // not settled by the group: claim on your own
-	tried time.Time     // a failed group statement inserted us with this StartedAt
-	done  chan struct{} // closed when rec, err and alone are set
+	rec    dstsafe.Record
+	err    error
+	alone  bool          // not settled by the group: claim on your own
+	tried  time.Time     // a failed group statement inserted us with this StartedAt
+	done   chan struct{} // closed when rec, err and alone are set
+	closed bool          // done is closed (by the goroutine committing the group)
 }
 
-const (
-	// maxGroup bounds a group, so that its statement or transaction stays
-	// short.
-	maxGroup = 64
-	// pgGroups groups are committed at once on PostgreSQL.
-	pgGroups = 4
-)
-
-func newClaimQueue(d Dialect) *claimQueue {
-	q := &claimQueue{inflight: map[claimKey]*queuedClaim{}, slots: pgGroups}
-	if d == SQLite {
-		q.slots = 1
+// answer closes c.done once; only the goroutine committing c's group calls
+// it.
+func (c *queuedClaim) answer() {
+	if !c.closed {
+		c.closed = true
+		close(c.done)
 	}
-	return q
+}
+
+// maxGroup bounds a group, so that its statement or transaction stays
+// short.
+const maxGroup = 64
+
+func newClaimQueue() *claimQueue {
+	return &claimQueue{inflight: map[claimKey]*queuedClaim{}}
 }
 
 func (l *Ledger) claimGrouped(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
@@ -111,20 +109,41 @@ func (l *Ledger) claimGrouped(ctx context.Context, req dstsafe.ClaimRequest) (ds
 	}
 	c := &queuedClaim{ctx: ctx, req: req, key: key, done: make(chan struct{})}
 	q.waiting = append(q.waiting, c)
-	lead := q.running < q.slots
-	if lead {
-		q.running++
-	}
 	q.mu.Unlock()
-	if lead {
-		l.commitQueued(c)
+
+	if err := l.groupMu.lock(ctx); err != nil {
+		// Left in the queue: whoever takes it finds ctx done and skips it.
+		return dstsafe.Record{}, err
 	}
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		// Not yet taken: whoever takes it finds ctx done and skips it.
-		return dstsafe.Record{}, ctx.Err()
+	for !answered(c) {
+		q.mu.Lock()
+		n := min(len(q.waiting), maxGroup)
+		group := slices.Clone(q.waiting[:n])
+		q.waiting = q.waiting[n:]
+		live := group[:0:0]
+		for _, g := range group {
+			if g.err = g.ctx.Err(); g.err != nil {
+				g.answer() // abandoned by its caller: not claimed
+				continue
+			}
+			live = append(live, g)
+			if q.inflight[g.key] == nil {
+				q.inflight[g.key] = g
+			}
+		}
+		q.mu.Unlock()
+		if len(live) > 0 {
+			l.commitGroup(live)
+		}
+		q.mu.Lock()
+		for _, g := range live {
+			if q.inflight[g.key] == g {
+				delete(q.inflight, g.key)
+			}
+		}
+		q.mu.Unlock()
 	}
+	l.groupMu.unlock()
 	if !c.alone {
 		return c.rec, c.err
 	}
@@ -142,52 +161,6 @@ func (l *Ledger) claimGrouped(ctx context.Context, req dstsafe.ClaimRequest) (ds
 	return r, err
 }
 
-// commitQueued commits groups of waiting claims, holding one of the
-// queue's slots, until the queue is empty. Once own (the caller's claim)
-// is answered, a goroutine takes over the rest, so that the caller returns
-// as soon as its answer is there.
-func (l *Ledger) commitQueued(own *queuedClaim) {
-	q := l.batch
-	for {
-		q.mu.Lock()
-		if len(q.waiting) == 0 {
-			q.running--
-			q.mu.Unlock()
-			return
-		}
-		if own != nil && answered(own) {
-			q.mu.Unlock()
-			go l.commitQueued(nil)
-			return
-		}
-		n := min(len(q.waiting), maxGroup)
-		group := slices.Clone(q.waiting[:n])
-		q.waiting = q.waiting[n:]
-		live := group[:0:0]
-		for _, c := range group {
-			if c.err = c.ctx.Err(); c.err != nil {
-				close(c.done) // abandoned by its caller: not claimed
-				continue
-			}
-			live = append(live, c)
-			if q.inflight[c.key] == nil {
-				q.inflight[c.key] = c
-			}
-		}
-		q.mu.Unlock()
-		if len(live) > 0 {
-			l.commitGroup(live)
-		}
-		q.mu.Lock()
-		for _, c := range live {
-			if q.inflight[c.key] == c {
-				delete(q.inflight, c.key)
-			}
-		}
-		q.mu.Unlock()
-	}
-}
-
 func answered(c *queuedClaim) bool {
 	select {
 	case <-c.done:
@@ -202,21 +175,12 @@ func answered(c *queuedClaim) bool {
 func (l *Ledger) commitGroup(group []*queuedClaim) {
 	defer func() {
 		for _, c := range group {
-			close(c.done)
+			c.answer()
 		}
 	}()
 	// The group's statements run under its first member's context: if
 	// that ends, the others claim on their own.
 	ctx := group[0].ctx
-	if l.writeMu != nil {
-		if err := l.writeMu.lock(ctx); err != nil {
-			for _, c := range group {
-				c.alone = true
-			}
-			return
-		}
-		defer l.writeMu.unlock()
-	}
 	if len(group) == 1 {
 		// Nobody to group with: claim now, holding the lock.
 		alone := *l
@@ -243,8 +207,10 @@ func (l *Ledger) committed(n int) {
 	}
 }
 
-// insertGroup claims the group's periods in one PostgreSQL statement,
-// which inserts the new ones and returns them and the ones that existed.
+// insertGroup inserts the group's new periods in one PostgreSQL
+// statement and answers the claims it inserted at once; then it reads the
+// periods it did not insert, in one more statement, and answers the
+// claims that lose to them.
 func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 	var (
 		jobs, periods, owners []string
@@ -269,51 +235,62 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 			c.alone = true
 		}
 	}
-	rows, err := l.db.QueryContext(ctx, l.sql.claimMany, jobs, periods, owners, now, leases)
+	inserted, err := l.records(ctx, l.sql.insertMany, jobs, periods, owners, now, leases)
 	if err != nil {
 		fail()
 		return
 	}
-	defer rows.Close()
-	inserted := map[claimKey]dstsafe.Record{}
-	existing := map[claimKey]dstsafe.Record{}
-	for rows.Next() {
-		var ins bool
-		r, err := l.scan(rows, &ins)
-		if err != nil {
-			fail()
-			return
-		}
-		if ins {
-			inserted[claimKey{r.Job, r.Period}] = r
-		} else {
-			existing[claimKey{r.Job, r.Period}] = r
-		}
-	}
-	// Only a statement that ran to the end committed.
-	if rows.Err() != nil || rows.Close() != nil {
-		fail()
-		return
-	}
 	l.committed(len(group))
-	for _, c := range group {
-		if r, ok := inserted[c.key]; ok {
-			if first[c.key] == c {
-				c.rec = r
-				continue
-			}
-			l.lose(c, r, now)
-			continue
+	var lostJobs, lostPeriods []string
+	for k, c := range first {
+		if r, ok := inserted[k]; ok {
+			c.rec = r
+			c.answer() // a winner does not wait for the losers' read
+		} else {
+			lostJobs, lostPeriods = append(lostJobs, k.job), append(lostPeriods, k.period)
 		}
-		if r, ok := existing[c.key]; ok {
-			l.lose(c, r, now)
-			continue
-		}
-		// Neither: a transaction that began after our statement's
-		// snapshot inserted the period and committed while we waited for
-		// its row lock. Read it anew.
-		c.alone = true
 	}
+	var existing map[claimKey]dstsafe.Record
+	if len(lostJobs) > 0 {
+		existing, err = l.records(ctx, l.sql.getMany, lostJobs, lostPeriods)
+	}
+	for _, c := range group {
+		switch r, ok := inserted[c.key]; {
+		case ok && first[c.key] == c:
+		case ok:
+			l.lose(c, r, now)
+		case err != nil:
+			c.alone = true
+		default:
+			if r, ok := existing[c.key]; ok {
+				l.lose(c, r, now)
+			} else {
+				c.alone = true // gone since (a rival's transaction rolled back): claim again
+			}
+		}
+	}
+}
+
+// records runs a statement returning records and returns them by period,
+// with an error unless it ran to the end (for a write: committed).
+func (l *Ledger) records(ctx context.Context, query string, args ...any) (map[claimKey]dstsafe.Record, error) {
+	rows, err := l.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[claimKey]dstsafe.Record{}
+	for rows.Next() {
+		r, err := l.scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[claimKey{r.Job, r.Period}] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, rows.Close()
 }
 
 // lose answers c with a refusal by r, the period's record as stored,

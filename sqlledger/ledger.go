@@ -90,6 +90,7 @@ type Ledger struct {
 	stmts   *stmtCache  // SQLite, outside a caller's transaction
 	txStmts bool        // q is a batch's transaction: use stmts through it
 	batch   *claimQueue // outside a caller's transaction: see batch.go
+	groupMu sem         // held by the goroutine committing a group
 	// onCommit, if set (by package ledgertest), hears of every commit
 	// of claims and how many claims it answered.
 	onCommit func(claims int)
@@ -152,10 +153,11 @@ func New(db *sql.DB, opts ...Option) (*Ledger, error) {
 	}
 	l := &Ledger{db: db, q: db, dialect: d, clock: c.Clock, table: c.Table, owned: c.CloseDB}
 	l.sql = buildQueries(d, c.Table)
-	l.batch = newClaimQueue(d)
+	l.batch = newClaimQueue()
+	l.groupMu = make(sem, 1)
 	l.onCommit = c.OnCommit
 	if d == SQLite {
-		l.writeMu = make(sem, 1) // a group holds it while it commits
+		l.writeMu = l.groupMu // a group holds SQLite's one write lock
 		l.stmts = &stmtCache{m: map[string]*sql.Stmt{}}
 	}
 	return l, nil

@@ -8,20 +8,11 @@ import (
 // queries holds the statements of one Ledger, built once for its dialect
 // and table.
 type queries struct {
-	insert, insertOrGet, claimMany, get, takeover, heartbeat, finish string
-	list                                                             [4]string // no bound, from, to, both
+	insert, insertOrGet, insertMany, getMany, get, takeover, heartbeat, finish string
+	list                                                                       [4]string // no bound, from, to, both
 }
 
 const cols = `job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason`
-
-// prefixed qualifies each of the comma-separated columns with prefix.
-func prefixed(prefix, columns string) string {
-	parts := strings.Split(columns, ", ")
-	for i, p := range parts {
-		parts[i] = prefix + p
-	}
-	return strings.Join(parts, ", ")
-}
 
 // quoteTable quotes each part of a validated (schema.)table name.
 func quoteTable(name string) string {
@@ -64,22 +55,17 @@ RETURNING ` + cols,
 SELECT true, ` + cols + ` FROM ins
 UNION ALL
 SELECT false, ` + cols + ` FROM ` + t + ` WHERE job_name = $1 AND period = $2`
-	// PostgreSQL only: a group of claims in one statement (batch.go),
-	// which inserts the new periods and returns them (true) and the rows
-	// of the others that existed when it began (false). $1 jobs, $2
-	// periods, $3 owners (in key order, each period once), $4 now, $5
-	// leases until.
-	q.claimMany = `WITH g AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[]) AS g(j, p, o, lu)
-), ins AS (
-    INSERT INTO ` + t + ` (` + cols + `)
-    SELECT j, p, 'running', o, 1, 1, $4, NULL, lu, '' FROM g
-    ON CONFLICT (job_name, period) DO NOTHING
-    RETURNING ` + cols + `
-)
-SELECT true, ` + cols + ` FROM ins
-UNION ALL
-SELECT false, ` + prefixed("r.", cols) + ` FROM ` + t + ` r JOIN g ON r.job_name = g.j AND r.period = g.p`
+	// PostgreSQL only: a group of new claims in one statement (batch.go).
+	// $1 jobs, $2 periods, $3 owners, $4 now, $5 leases until.
+	q.insertMany = `INSERT INTO ` + t + ` (` + cols + `)
+SELECT j, p, 'running', o, 1, 1, $4, NULL, lu, ''
+FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[]) AS g(j, p, o, lu)
+ON CONFLICT (job_name, period) DO NOTHING
+RETURNING ` + cols
+	// PostgreSQL only: the rows of the periods a group did not insert.
+	// $1 jobs, $2 periods.
+	q.getMany = `SELECT ` + cols + ` FROM ` + t + `
+WHERE (job_name, period) IN (SELECT j, p FROM unnest($1::text[], $2::text[]) AS g(j, p))`
 	base := `SELECT ` + cols + ` FROM ` + t + ` WHERE job_name = $1`
 	q.list = [4]string{
 		base + ` ORDER BY period`,
