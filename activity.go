@@ -5,6 +5,59 @@ import (
 	"time"
 )
 
+// simulation is the test seam Simulate passes to the Scheduler's run loop
+// (x/time/rate passes time.Now to its unexported wait the same way): the
+// bookkeeping of which goroutines are busy and what they wait for, and
+// the recorder of fires. A production Run passes nil, and every method is
+// a no-op on a nil *simulation, so the production Scheduler carries no
+// simulation state.
+type simulation struct {
+	act    activity
+	record func(Fire)
+	// fakeTime: the clock is Simulate's fake one, which does not drift, so
+	// the loop need not wake every WithWakeInterval.
+	fakeTime bool
+}
+
+// begin counts one more goroutine as busy: call it before starting (or
+// waking) one, so that the clock cannot move in between.
+func (sim *simulation) begin() {
+	if sim != nil {
+		sim.act.begin()
+	}
+}
+
+// end counts a busy goroutine less, when it ends.
+func (sim *simulation) end() {
+	if sim != nil {
+		sim.act.end()
+	}
+}
+
+// park marks the calling busy goroutine asleep until wake (zero: until
+// something other than the clock wakes it); it must have created its
+// timer already.
+func (sim *simulation) park(wake time.Time) uint64 {
+	if sim == nil {
+		return 0
+	}
+	return sim.act.park(wake)
+}
+
+// unpark marks the goroutine parked under id busy again.
+func (sim *simulation) unpark(id uint64) {
+	if sim != nil {
+		sim.act.unpark(id)
+	}
+}
+
+// recordFire hands a finished run to Simulate.
+func (sim *simulation) recordFire(f Fire) {
+	if sim != nil && sim.record != nil {
+		sim.record(f)
+	}
+}
+
 // activity tracks whether a Scheduler's goroutines are working or asleep on
 // the clock, and until when. Simulate uses it to know, without sleeping or
 // polling, that the scheduler has done everything it can at the current

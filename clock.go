@@ -19,15 +19,12 @@ import (
 type Clock interface {
 	// Now returns the current instant.
 	Now() time.Time
-	// NewTimer returns a Timer that sends the current time on its channel
-	// after at least d. A non-positive d fires immediately.
-	NewTimer(d time.Duration) Timer
+	// NewTimer returns a timer that sends the current time on its channel
+	// (Chan) after at least d; Stop and Reset behave as for a *time.Timer.
+	// A non-positive d fires immediately. The timer is clockwork's, so a
+	// *clockwork.FakeClock drives it.
+	NewTimer(d time.Duration) clockwork.Timer
 }
-
-// Timer is the timer a [Clock] hands out: Chan delivers the firing instant,
-// Stop and Reset behave as for a *time.Timer. It is clockwork's Timer, so a
-// *clockwork.FakeClock drives it.
-type Timer = clockwork.Timer
 
 // RealClock returns the Clock backed by the operating system's clock.
 func RealClock() Clock { return clockwork.NewRealClock() }

@@ -41,11 +41,12 @@ type Cron struct {
 	never bool
 }
 
-// CronOption configures ParseCron.
+// CronOption configures ParseCron. A nil CronOption is ignored.
 type CronOption func(*cronConfig)
 
 type cronConfig struct {
 	seconds bool
+	nilLoc  bool // WithLocation(nil)
 	loc     *time.Location
 	fold    FoldPolicy
 	gap     GapPolicy
@@ -59,12 +60,15 @@ func WithSeconds() CronOption { return func(c *cronConfig) { c.seconds = true } 
 
 // WithLocation sets the zone of a spec that has no CRON_TZ= or TZ= prefix.
 // Without it such a spec is in UTC, never the machine's local zone.
-// A prefix in the spec wins. A nil loc is ignored.
+// A prefix in the spec wins. A nil loc is never a default: ParseCron
+// returns a *ParseError (Field "option") wrapping ErrNilLocation.
 func WithLocation(loc *time.Location) CronOption {
 	return func(c *cronConfig) {
-		if loc != nil {
-			c.loc = loc
+		if loc == nil {
+			c.nilLoc = true
+			return
 		}
+		c.loc = loc
 	}
 }
 

@@ -67,6 +67,9 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 	perr := func(field, reason string, err error) error {
 		return &ParseError{Spec: spec, Field: field, Reason: reason, Err: err}
 	}
+	if cfg.nilLoc {
+		return nil, perr("option", "WithLocation: "+ErrNilLocation.Error(), ErrNilLocation)
+	}
 	if cfg.fold > FoldBoth {
 		return nil, perr("option", fmt.Sprintf("unknown fold policy %d", cfg.fold), nil)
 	}
@@ -204,7 +207,7 @@ func loadZone(name string) (*time.Location, error) {
 	case name == "Local" || strings.EqualFold(name, "local"):
 		return nil, fmt.Errorf("%q is the machine's zone; name an IANA zone such as America/Chicago", name)
 	}
-	loc, err := time.LoadLocation(name)
+	loc, err := loadZoneOnce(name)
 	switch {
 	case err == nil:
 		// A real tz database name, links such as GMT+0 included.

@@ -27,7 +27,7 @@ type Date struct {
 // type exists to prevent.
 func DateOf(t time.Time, loc *time.Location) Date {
 	if loc == nil {
-		panic("dstsafe: DateOf with nil location")
+		panic("dstsafe: DateOf: nil *time.Location")
 	}
 	y, m, d := t.In(loc).Date()
 	return Date{y, m, d}

@@ -79,6 +79,28 @@
 // period in its Ledger, runs the job with a heartbeat and records the
 // outcome. [Simulate] runs the same Scheduler on a fake clock across both
 // transitions; dstsafetest's Require* helpers check the runs it returns.
+// Log messages are constant strings ("run start", "run finish", "run
+// already claimed"); the job, period and outcome are attributes.
+// [Scheduler.Update] and [Scheduler.Remove] change jobs while it runs. A
+// schedule edited between deploys, or by Update, never runs a period
+// retroactively: missed periods are counted under the schedule that was
+// in force (see [CatchUpPolicy]). The cost of a fire is O(log N) in the
+// number of jobs, and ledger I/O never runs on the loop goroutine.
+//
+// # Nil arguments
+//
+// One rule in every package of the module. An option given a nil
+// interface or pointer (WithClock(nil), WithLedger(nil), WithLogger(nil),
+// WithCatchUp(nil)), or an empty owner, is ignored: the setting keeps its
+// documented default, as if the option were not given, and nothing
+// panics. A nil option function is ignored too. A nil *time.Location is
+// never a default, since the zone decides what a fold or a gap is: a
+// function that returns an error returns a typed one naming the argument
+// and wrapping [ErrNilLocation] ([ParseCron] a *ParseError for
+// WithLocation(nil), [Scheduler.Add] a *JobError for
+// WithRunDateLocation(nil), [Resolve] an *ArgError); one that cannot
+// ([Lookup], [Transitions], [DateOf]) panics with a message naming itself,
+// as only a programming error gets there.
 //
 // # Time
 //

@@ -149,3 +149,116 @@ func ExampleDateOf() {
 	// 2024-11-04
 	// 2024-12-02
 }
+
+// A schedule edited while the scheduler runs (the operator moves the
+// report from 23:00 to 05:00 at 08:00): nothing runs retroactively. The
+// new schedule's 05:00 of that day is recorded as skipped, and the next
+// run is the next day's 05:00.
+func ExampleScheduler_Update() {
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 5, 1, 22, 0, 0, 0, time.UTC))
+	ledger := dstsafe.NewMemoryLedger(clock)
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger),
+		dstsafe.WithLogger(slog.New(slog.DiscardHandler)))
+	nightly, _ := dstsafe.ParseCron("0 23 * * *")
+	early, _ := dstsafe.ParseCron("0 5 * * *")
+	_ = s.Add("report", nightly, func(context.Context, dstsafe.Run) error { return nil })
+	deploy, _ := dstsafe.ParseCron("0 8 2 5 *") // 2024-05-02 08:00Z: the edit
+	_ = s.Add("deploy", deploy, func(context.Context, dstsafe.Run) error {
+		return s.Update("report", early)
+	})
+
+	fires, _ := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+	for _, f := range fires {
+		fmt.Println("ran", f.Job, f.Period)
+	}
+	rec, _ := ledger.Get(context.Background(), "report", "2024-05-02T05:00:00")
+	fmt.Println(rec.Period, rec.State, "("+rec.Reason+")")
+	// Output:
+	// ran report 2024-05-01T23:00:00
+	// ran deploy 2024-05-02T08:00:00
+	// ran report 2024-05-03T05:00:00
+	// 2024-05-02T05:00:00 skipped (before the schedule took effect)
+}
+
+// Remove takes a job out while the scheduler runs: a run in progress
+// finishes, no new one starts.
+func ExampleScheduler_Remove() {
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLogger(slog.New(slog.DiscardHandler)))
+	hourly, _ := dstsafe.ParseCron("30 * * * *")
+	_ = s.Add("sync", hourly, func(_ context.Context, r dstsafe.Run) error {
+		if r.Wall.Hour == 2 {
+			return s.Remove("sync") // from any goroutine, the job's own included
+		}
+		return nil
+	})
+	fires, _ := dstsafe.Simulate(context.Background(), s, 6*time.Hour)
+	for _, f := range fires {
+		fmt.Println("ran", f.Period)
+	}
+	fmt.Println(errors.Is(s.Remove("sync"), dstsafe.ErrUnknownJob))
+	// Output:
+	// ran 2024-06-01T00:30:00
+	// ran 2024-06-01T01:30:00
+	// ran 2024-06-01T02:30:00
+	// true
+}
+
+// A billing run scheduled in UTC bills the customers' date in Chicago:
+// WithRunDateLocation derives Run.RunDate there. A nil location is an
+// error, never UTC.
+func ExampleWithRunDateLocation() {
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC))
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLogger(slog.New(slog.DiscardHandler)))
+	billing, _ := dstsafe.ParseCron("CRON_TZ=UTC 30 3 * * *", dstsafe.WithPeriodKey(dstsafe.ByDate))
+	job := func(_ context.Context, r dstsafe.Run) error {
+		fmt.Println("period", r.Period, "bills", r.RunDate, "due", r.Due.In(chicago()).Format("15:04 MST"))
+		return nil
+	}
+	_ = s.Add("billing", billing, job, dstsafe.WithRunDateLocation(chicago()))
+	_, _ = dstsafe.Simulate(context.Background(), s, 24*time.Hour)
+
+	err := s.Add("refunds", billing, job, dstsafe.WithRunDateLocation(nil))
+	fmt.Println(errors.Is(err, dstsafe.ErrNilLocation))
+	// Output:
+	// period 2024-11-03 bills 2024-11-02 due 22:30 CDT
+	// true
+}
+
+// Resolve refuses a nil location with an *ArgError naming the argument;
+// Lookup, which returns no error, panics with a message naming itself.
+func ExampleArgError() {
+	_, err := dstsafe.Resolve(dstsafe.Wall{Year: 2024, Month: 3, Day: 10, Hour: 2, Minute: 30}, nil, dstsafe.Compatible)
+	var ae *dstsafe.ArgError
+	fmt.Println(errors.As(err, &ae), ae.Func, ae.Arg, errors.Is(err, dstsafe.ErrNilLocation))
+	fmt.Println(err)
+	// Output:
+	// true Resolve loc true
+	// dstsafe: Resolve: loc: nil *time.Location
+}
+
+// hourlyUTC is a plain Schedule (Next only), as robfig/cron's are: it
+// fires on every hour and returns instants in the location of its
+// argument.
+type hourlyUTC struct{}
+
+func (hourlyUTC) Next(t time.Time) time.Time {
+	return t.Truncate(time.Hour).Add(time.Hour).In(t.Location())
+}
+
+// WithScheduleLocation says in which zone a plain Schedule's instants are
+// read to key their periods: the two 01:00s of the Chicago fold
+// (06:00Z and 07:00Z) read the same, so the second is one period too and
+// is refused by the ledger instead of running twice.
+func ExampleWithScheduleLocation() {
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 11, 3, 5, 30, 0, 0, time.UTC)) // 00:30 CDT
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLogger(slog.New(slog.DiscardHandler)))
+	_ = s.Add("meter", hourlyUTC{}, func(context.Context, dstsafe.Run) error { return nil },
+		dstsafe.WithScheduleLocation(chicago()))
+	fires, _ := dstsafe.Simulate(context.Background(), s, 2*time.Hour)
+	for _, f := range fires {
+		fmt.Println(f.Period, f.Kind, f.Due.Format(time.RFC3339))
+	}
+	// Output:
+	// 2024-11-03T01:00:00 fold 2024-11-03T01:00:00-05:00
+}

@@ -30,7 +30,7 @@ func InstallZoneTable(loc *time.Location, end int64) bool {
 	at, off, hi := scanZone(loc, math.MinInt64/4, end)
 	z := newZoneTable(loc, at, off, hi)
 	tablesMu.Lock()
-	storeTableLocked(z, tables.Load())
+	storeTableLocked(loc, z, tables.Load())
 	tablesMu.Unlock()
 	return tableFor(loc) == z
 }
@@ -62,3 +62,13 @@ func pinned(tb testing.TB, name string) *time.Location {
 	pinnedLocs[name] = loc
 	return loc
 }
+
+// SameZoneTable reports whether a and b share one offset table (zones
+// interned by name and tz data).
+func SameZoneTable(a, b *time.Location) bool {
+	za, zb := tableFor(a), tableFor(b)
+	return len(za.at) > 0 && len(za.at) == len(zb.at) && &za.at[0] == &zb.at[0]
+}
+
+// ZoneDataID is the tz data identity recorded in schedule fingerprints.
+var ZoneDataID = zoneDataID

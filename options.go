@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// SchedulerOption configures NewScheduler.
+// SchedulerOption configures NewScheduler. A nil SchedulerOption is
+// ignored.
 type SchedulerOption func(*schedulerConfig)
 
 type schedulerConfig struct {
@@ -17,17 +18,15 @@ type schedulerConfig struct {
 	wakeInterval time.Duration
 }
 
-// DefaultDrainTimeout is how long Run waits for in-flight jobs after its
-// context is cancelled, unless WithDrainTimeout says otherwise.
-const DefaultDrainTimeout = 30 * time.Second
+// The defaults of WithDrainTimeout and WithWakeInterval.
+const (
+	defaultDrainTimeout = 30 * time.Second
+	defaultWakeInterval = time.Minute
+)
 
-// DefaultWakeInterval is the longest a Scheduler sleeps without looking at
-// the clock again, unless WithWakeInterval says otherwise.
-const DefaultWakeInterval = time.Minute
-
-// WithClock sets the Scheduler's clock. Defaults to RealClock(). Pass a
-// *clockwork.FakeClock to drive the scheduler in tests (see Simulate).
-// A nil clock keeps the default.
+// WithClock sets the Scheduler's clock. Defaults to RealClock(); a nil
+// clock is ignored, as if not given. Pass a *clockwork.FakeClock to drive the
+// scheduler in tests (see Simulate).
 func WithClock(c Clock) SchedulerOption {
 	return func(cfg *schedulerConfig) {
 		if c != nil {
@@ -39,7 +38,7 @@ func WithClock(c Clock) SchedulerOption {
 // WithLedger sets the ledger runs are claimed in. Defaults to a new
 // MemoryLedger on the scheduler's clock, which only guards one process:
 // services that restart or run replicas need a shared, durable ledger
-// (sqlledger, redisledger). A nil ledger keeps the default.
+// (sqlledger, redisledger). A nil ledger is ignored, as if not given.
 func WithLedger(l Ledger) SchedulerOption {
 	return func(cfg *schedulerConfig) {
 		if l != nil {
@@ -48,8 +47,8 @@ func WithLedger(l Ledger) SchedulerOption {
 	}
 }
 
-// WithLogger sets the structured logger. Defaults to slog.Default().
-// A nil logger keeps the default; use slog.New(slog.DiscardHandler) for none.
+// WithLogger sets the structured logger. Defaults to slog.Default(); a nil
+// logger is ignored, as if not given. Use slog.New(slog.DiscardHandler) for none.
 func WithLogger(l *slog.Logger) SchedulerOption {
 	return func(cfg *schedulerConfig) {
 		if l != nil {
@@ -59,7 +58,8 @@ func WithLogger(l *slog.Logger) SchedulerOption {
 }
 
 // WithOwner names this scheduler in the ledger's records ("billing-7f9c").
-// Defaults to "hostname:pid". An empty owner keeps the default.
+// Defaults to "hostname:pid"; an empty owner is ignored, as if not
+// given.
 func WithOwner(owner string) SchedulerOption {
 	return func(cfg *schedulerConfig) {
 		if owner != "" {
@@ -71,8 +71,8 @@ func WithOwner(owner string) SchedulerOption {
 // WithDrainTimeout sets how long Run waits, after its context is cancelled,
 // for jobs that are still running. When it expires their contexts are
 // cancelled, heartbeats stop (so their leases lapse and the periods become
-// abandoned) and Run returns ErrDrainTimeout. Defaults to DefaultDrainTimeout;
-// a negative value means do not wait at all.
+// abandoned) and Run returns ErrDrainTimeout. Defaults to 30 s; a negative
+// value means do not wait at all.
 func WithDrainTimeout(d time.Duration) SchedulerOption {
 	return func(cfg *schedulerConfig) { cfg.drainTimeout = d }
 }
@@ -80,20 +80,18 @@ func WithDrainTimeout(d time.Duration) SchedulerOption {
 // WithWakeInterval caps how long the scheduler sleeps before it reads the
 // clock again. Go timers run on the monotonic clock, which stops while a VM
 // is suspended; waking at least this often lets the scheduler notice a
-// resumed VM or a stepped wall clock. Defaults to DefaultWakeInterval; zero
-// or negative means sleep until the next occurrence. Simulate ignores it: a
+// resumed VM or a stepped wall clock. Defaults to a minute; zero or
+// negative means sleep until the next occurrence. Simulate ignores it: a
 // fake clock does not drift.
 func WithWakeInterval(d time.Duration) SchedulerOption {
 	return func(cfg *schedulerConfig) { cfg.wakeInterval = d }
 }
 
-// JobOption configures one job in Scheduler.Add.
+// JobOption configures one job in Scheduler.Add and Scheduler.Update. A
+// nil JobOption is ignored.
 type JobOption func(*jobConfig)
 
 type jobConfig struct {
-	periodKey    *PeriodKey
-	fold         *FoldPolicy
-	gap          *GapPolicy
 	catchUp      CatchUpPolicy
 	overlap      Overlap
 	timeout      time.Duration
@@ -102,37 +100,18 @@ type jobConfig struct {
 	lease        time.Duration
 	heartbeat    time.Duration
 	misfire      time.Duration
-	runDateZone  *time.Location
-	scheduleZone *time.Location
+	runDateLoc   *time.Location
+	scheduleLoc  *time.Location
+	err          error // the first bad option, returned by Add
 }
 
 // DefaultMisfireThreshold is how late a run may start and still count as on
 // time, unless WithMisfireThreshold says otherwise.
 const DefaultMisfireThreshold = time.Minute
 
-// WithJobPeriodKey sets how runs are keyed in the ledger: ByWall (one run per
-// scheduled wall reading, the default) or ByDate (one run per civil date of
-// the scheduled reading, whatever the schedule says). For a *Cron it
-// overrides the key the cron was parsed with.
-func WithJobPeriodKey(k PeriodKey) JobOption {
-	return func(c *jobConfig) { c.periodKey = &k }
-}
-
-// WithJobFold overrides the fold policy of a *Cron schedule for this
-// job. Add fails with ErrUnsupportedOption for other schedules.
-func WithJobFold(p FoldPolicy) JobOption {
-	return func(c *jobConfig) { c.fold = &p }
-}
-
-// WithJobGap overrides the gap policy of a *Cron schedule for this job.
-// Add fails with ErrUnsupportedOption for other schedules.
-func WithJobGap(p GapPolicy) JobOption {
-	return func(c *jobConfig) { c.gap = &p }
-}
-
 // WithCatchUp sets what the job does with periods it missed while the
-// scheduler was down, suspended or stalled. Defaults to CatchUpLatest{}.
-// A nil policy keeps the default.
+// scheduler was down, suspended or stalled. Defaults to CatchUpLatest{};
+// a nil policy is ignored, as if not given.
 func WithCatchUp(p CatchUpPolicy) JobOption {
 	return func(c *jobConfig) {
 		if p != nil {
@@ -142,7 +121,8 @@ func WithCatchUp(p CatchUpPolicy) JobOption {
 }
 
 // WithOverlap sets what happens when a period comes due while the job's
-// previous run is still going. Defaults to OverlapSkip.
+// previous run is still going. Defaults to OverlapSkip. A value out of
+// range makes Add return a *JobError wrapping ErrUnknownPolicy.
 func WithOverlap(o Overlap) JobOption {
 	return func(c *jobConfig) { c.overlap = o }
 }
@@ -158,7 +138,8 @@ func WithTimeout(d time.Duration) JobOption {
 // the period again (a takeover with a new fencing token) while
 // p.MaxAttempts allows, and p is passed to the ledger so a failed or
 // abandoned period may be taken over. Defaults to no retry, which is what a
-// money-moving job wants unless it is idempotent end to end.
+// money-moving job wants unless it is idempotent end to end. A zero or
+// negative backoff retries at once.
 func WithRetry(p RetryPolicy, backoff time.Duration) JobOption {
 	return func(c *jobConfig) {
 		c.retry = p
@@ -178,71 +159,52 @@ func WithLease(lease, heartbeat time.Duration) JobOption {
 
 // WithMisfireThreshold sets how late a run may start and still count as on
 // time (Quartz's misfire threshold). Later periods are handled by the
-// catch-up policy. Defaults to DefaultMisfireThreshold.
+// catch-up policy. Defaults to DefaultMisfireThreshold; a negative d
+// means zero: only a run that starts at its due instant is on time.
 func WithMisfireThreshold(d time.Duration) JobOption {
 	return func(c *jobConfig) { c.misfire = d }
 }
 
-// WithRunDateZone sets the zone in which Run.RunDate is derived: the civil
-// date of the instant the run was due, in loc. By default, and when loc is
-// the schedule's own zone, RunDate is the date of the scheduled wall
-// reading instead, which differs only when a gap pushes a run past
+// WithRunDateLocation sets the location in which Run.RunDate is derived:
+// the civil date of the instant the run was due, in loc. By default, and
+// when loc is the schedule's own zone, RunDate is the date of the scheduled
+// wall reading instead, which differs only when a gap pushes a run past
 // midnight (America/Nuuk, 2024-03-30 23:30 ran at 03-31 00:30 and is the
-// 03-30 run). It panics if loc is nil.
-func WithRunDateZone(loc *time.Location) JobOption {
-	if loc == nil {
-		panic("dstsafe: WithRunDateZone with nil location")
+// 03-30 run). A nil loc is never a default: Add returns a *JobError
+// wrapping ErrNilLocation.
+func WithRunDateLocation(loc *time.Location) JobOption {
+	return func(c *jobConfig) {
+		if loc == nil {
+			c.fail(&ArgError{Func: "WithRunDateLocation", Arg: "loc", Err: ErrNilLocation})
+		}
+		c.runDateLoc = loc
 	}
-	return func(c *jobConfig) { c.runDateZone = loc }
 }
 
-// WithScheduleZone sets the zone in which the instants of a plain Schedule
-// (one that is not an OccurrenceSchedule, such as a robfig/cron schedule)
+// WithScheduleLocation sets the location in which the instants of a plain
+// Schedule (one without NextOccurrence, such as a robfig/cron schedule)
 // are read to key their periods and derive their run dates. Without it they
 // are read in the location the schedule returns them in, and robfig/cron
 // returns them in the location of its argument, UTC here: its two 01:30s
 // of a Chicago fold would then be two periods. Always set it for a plain
-// schedule with a zone. It is ignored for an OccurrenceSchedule, which keys
-// its own periods. It panics if loc is nil.
-func WithScheduleZone(loc *time.Location) JobOption {
-	if loc == nil {
-		panic("dstsafe: WithScheduleZone with nil location")
+// schedule with a zone. It is ignored for an OccurrenceSchedule (a *Cron),
+// which keys its own periods in its own zone. A nil loc is never a
+// default: Add returns a *JobError wrapping ErrNilLocation.
+func WithScheduleLocation(loc *time.Location) JobOption {
+	return func(c *jobConfig) {
+		if loc == nil {
+			c.fail(&ArgError{Func: "WithScheduleLocation", Arg: "loc", Err: ErrNilLocation})
+		}
+		c.scheduleLoc = loc
 	}
-	return func(c *jobConfig) { c.scheduleZone = loc }
 }
 
-// CatchUpPolicy says what a job does with periods that came due while it
-// could not run (scheduler down, VM suspended, clock stepped forward). It is
-// one of CatchUpLatest, CatchUpAll and CatchUpSkip.
-//
-// A period is missed when it was due more than the misfire threshold before
-// the scheduler noticed it. Periods the policy does not run are recorded as
-// StateSkipped in the ledger, so each period ends with exactly one record.
-// After a restart, missed periods are those after the job's latest record in
-// the ledger (looked for up to about 400 days back); a job with no record
-// starts fresh and catches up nothing.
-type CatchUpPolicy interface {
-	catchUp()
+// fail keeps the first bad option's error for Add.
+func (c *jobConfig) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
 }
-
-// CatchUpLatest runs the most recent missed period, once, and skips the
-// older ones: Quartz's fire-once-now, Kubernetes' most-recent. The default.
-type CatchUpLatest struct{}
-
-// CatchUpAll runs every missed period due within Window of now, oldest
-// first and at most Max of them (the most recent ones; zero means no
-// limit), and skips the rest. A zero Window runs none of them late.
-type CatchUpAll struct {
-	Window time.Duration
-	Max    int
-}
-
-// CatchUpSkip runs no missed period: all of them are skipped.
-type CatchUpSkip struct{}
-
-func (CatchUpLatest) catchUp() {}
-func (CatchUpAll) catchUp()    {}
-func (CatchUpSkip) catchUp()   {}
 
 // Overlap says what happens when a period comes due while the same job's
 // previous run has not finished.

@@ -406,7 +406,6 @@ func TestNilLocationPanics(t *testing.T) {
 	w := dstsafe.Wall{Year: 2024, Month: time.March, Day: 10, Hour: 2, Minute: 30}
 	for name, call := range map[string]func(){
 		"Lookup":      func() { dstsafe.Lookup(w, nil) },
-		"Resolve":     func() { _, _ = dstsafe.Resolve(w, nil, dstsafe.Compatible) },
 		"Transitions": func() { dstsafe.Transitions(nil, time.Unix(0, 0), time.Unix(1e9, 0)) },
 	} {
 		t.Run(name, func(t *testing.T) {

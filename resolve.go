@@ -105,6 +105,11 @@ var (
 	// ErrInvalidWall is wrapped by the error Resolve returns for a Wall whose
 	// fields are out of range (month 13, February 30, hour 24, ...).
 	ErrInvalidWall = errors.New("dstsafe: invalid wall time")
+	// ErrNilLocation is wrapped by the error a function returns for a nil
+	// *time.Location: a location is never optional, since the zone is what
+	// decides a fold or a gap (a *ArgError, *ParseError or *JobError names
+	// the argument).
+	ErrNilLocation = errors.New("nil *time.Location")
 )
 
 // WallOf returns the wall reading of t in t's location.
@@ -184,7 +189,7 @@ func Lookup(w Wall, loc *time.Location) (r Resolution) {
 			r.Kind = Gap
 			r.Earlier, r.Later = time.Unix(s-a, ns).In(loc), time.Unix(s-b, ns).In(loc)
 		}
-		r.Transition = z.trs[k]
+		r.Transition = z.tr(k)
 		return r
 	}
 	lookupInto(&r, z, s, w.Nanosecond)
@@ -255,7 +260,7 @@ func solve(z *zoneTable, s int64) solution {
 // transition returns the change of offset that starts period j of sv.
 func (z *zoneTable) transition(sv *solution, j int) Transition {
 	if sv.table {
-		return z.trs[j]
+		return z.tr(j)
 	}
 	return transitionAt(z.loc, sv.at[j], int64(sv.off[j-1]), int64(sv.off[j]))
 }
@@ -314,17 +319,18 @@ func lookupInto(r *Resolution, z *zoneTable, s int64, nsec int) {
 // The Reject error is a *ResolveError naming the zone, the wall reading,
 // the transition and both candidate instants. An invalid Wall (February 30,
 // hour 24, ...) is an error wrapping ErrInvalidWall; it is never normalised.
-// Resolve panics if loc is nil. The result is in loc.
+// A nil loc is a *ArgError wrapping ErrNilLocation, a Disambiguation out of
+// range one wrapping ErrUnknownPolicy. The result is in loc.
 func Resolve(w Wall, loc *time.Location, d Disambiguation) (time.Time, error) {
 	if loc == nil {
-		panic("dstsafe: Resolve: nil *time.Location")
+		return time.Time{}, &ArgError{Func: "Resolve", Arg: "loc", Err: ErrNilLocation}
 	}
 	if err := w.Validate(); err != nil {
 		return time.Time{}, err
 	}
 	z, s := tableFor(loc), w.naive()
 	if d < Compatible || d > Reject {
-		return time.Time{}, fmt.Errorf("dstsafe: Resolve: unknown Disambiguation %d", int(d))
+		return time.Time{}, &ArgError{Func: "Resolve", Arg: "d", Err: fmt.Errorf("%w: Disambiguation %d", ErrUnknownPolicy, int(d))}
 	}
 	k, n := z.near(s)
 	if n == 0 {

@@ -233,7 +233,8 @@ func TestResolveInvalidWall(t *testing.T) {
 
 func TestResolveNilLocationPanics(t *testing.T) {
 	assert.Panics(t, func() { dstsafe.Lookup(wall(2024, 1, 1, 0, 0, 0), nil) })
-	assert.Panics(t, func() { _, _ = dstsafe.Resolve(wall(2024, 1, 1, 0, 0, 0), nil, dstsafe.Compatible) })
+	_, err := dstsafe.Resolve(wall(2024, 1, 1, 0, 0, 0), nil, dstsafe.Compatible) // returns errors: no panic
+	assert.ErrorIs(t, err, dstsafe.ErrNilLocation)
 	assert.Panics(t, func() { dstsafe.Transitions(nil, time.Time{}, time.Now()) })
 }
 

@@ -21,7 +21,7 @@ type Run struct {
 	Due time.Time
 	// RunDate is the business date of the run, derived explicitly, never
 	// from the machine's zone: the date of the scheduled wall reading, or
-	// with WithRunDateZone the civil date of Due in that zone.
+	// with WithRunDateLocation the civil date of Due in that zone.
 	RunDate Date
 	// Attempt counts claims of the period, starting at 1 (a retry or a
 	// takeover of an abandoned run is attempt 2 ...).

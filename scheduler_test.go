@@ -54,7 +54,6 @@ func TestAddErrors(t *testing.T) {
 	s, _, _ := newSim(t, time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC))
 	daily := mustCron(t, "30 1 * * *")
 	require.NoError(t, s.Add("billing", daily, nop))
-	every := mustCron(t, "@every 1h")
 	for _, tc := range []struct {
 		name  string
 		job   string
@@ -69,14 +68,13 @@ func TestAddErrors(t *testing.T) {
 		{"nil schedule", "a", nil, nop, nil, dstsafe.ErrNilSchedule},
 		{"nil *Cron", "b", (*dstsafe.Cron)(nil), nop, nil, dstsafe.ErrNilSchedule},
 		{"nil func", "c", daily, nil, nil, dstsafe.ErrNilJobFunc},
-		// A plain Schedule has no fold policy to override.
-		{"fold override on a plain schedule", "d", dstsafe.Schedule(plain{daily}), nop,
-			[]dstsafe.JobOption{dstsafe.WithJobFold(dstsafe.FoldBoth)}, dstsafe.ErrUnsupportedOption},
-		{"unknown fold policy", "f", daily, nop,
-			[]dstsafe.JobOption{dstsafe.WithJobFold(dstsafe.FoldPolicy(9))}, dstsafe.ErrUnknownPolicy},
-		// @every follows real time: fold and gap do not apply.
-		{"gap override on @every", "e", every, nop,
-			[]dstsafe.JobOption{dstsafe.WithJobGap(dstsafe.GapSkip)}, dstsafe.ErrUnsupportedOption},
+		// A location is never optional: nil is an error, not UTC.
+		{"nil run-date location", "d", daily, nop,
+			[]dstsafe.JobOption{dstsafe.WithRunDateLocation(nil)}, dstsafe.ErrNilLocation},
+		{"nil schedule location", "e", dstsafe.Schedule(plain{daily}), nop,
+			[]dstsafe.JobOption{dstsafe.WithScheduleLocation(nil)}, dstsafe.ErrNilLocation},
+		{"unknown overlap", "f", daily, nop,
+			[]dstsafe.JobOption{dstsafe.WithOverlap(dstsafe.Overlap(9))}, dstsafe.ErrUnknownPolicy},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := s.Add(tc.job, tc.sched, tc.fn, tc.opts...)

@@ -1,32 +1,29 @@
 package dstsafe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/jonboulle/clockwork"
 )
 
-// Fire is one run a Scheduler started under Simulate.
+// Fire is one run a Scheduler started under Simulate: the Run the job
+// function was given (Job, Period, Wall, Kind, Due, RunDate, Attempt,
+// Token), when it started and what it returned.
 type Fire struct {
-	Job, Period string
-	// Wall is the wall reading the run was scheduled for; Kind how it
-	// resolved (a Gap run is due after the gap, at Due).
-	Wall Wall
-	Kind Kind
-	// Due is the instant the run was due, in the schedule's zone.
-	Due time.Time
+	Run
 	// Started is the fake clock's reading when the run started: Due, or up
-	// to one step later in fixed-step mode, or later still for a catch-up.
+	// to one step later in fixed-step mode, or later still for a catch-up
+	// or a retry.
 	Started time.Time
-	// RunDate is the run's business date (Run.RunDate).
-	RunDate Date
-	// Attempt is Run.Attempt; Err what the job returned.
-	Attempt int
-	Err     error
+	// Err is what the job returned.
+	Err error
 }
 
 // String formats the fire with offsets, as the dstsafetest failure
@@ -49,7 +46,7 @@ func (f Fire) String() string {
 	return s
 }
 
-// SimulateOption configures Simulate.
+// SimulateOption configures Simulate. A nil SimulateOption is ignored.
 type SimulateOption func(*simConfig)
 
 type simConfig struct {
@@ -74,7 +71,8 @@ var (
 
 // Simulate runs s — the same Scheduler.Run a service calls — on its fake
 // clock from the clock's current instant for d, and returns every run it
-// started, in the order they finished. s must have been built
+// started (RunNow calls made meanwhile included), ordered by the instant
+// they started, then by job name. s must have been built
 // WithClock(fc) for a *clockwork.FakeClock fc (else ErrNeedFakeClock) and
 // must not be running (else ErrRunning).
 //
@@ -101,31 +99,20 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	}
 	var cfg simConfig
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
 	}
 	if d < 0 || cfg.step < 0 {
 		return nil, fmt.Errorf("%w: duration %v, step %v", ErrInvalidSimulation, d, cfg.step)
 	}
 
 	rec := &recorder{}
-	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return nil, ErrRunning
-	}
-	s.simulating = true
-	s.record = rec.add
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.simulating, s.record = false, nil
-		s.mu.Unlock()
-	}()
-
+	sim := &simulation{record: rec.add, fakeTime: true}
 	end := fc.Now().Add(d)
 	finished := make(chan struct{})
 	var stopErr error
-	a := &s.act
+	a := &sim.act
 
 	// drive runs in whichever scheduler goroutine made the scheduler idle
 	// (see activity.driver): it advances the fake clock, step by step or to
@@ -172,7 +159,7 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	var runErr error
 	runDone := make(chan struct{})
 	go func() {
-		runErr = s.Run(runCtx)
+		runErr = s.run1(runCtx, sim)
 		close(runDone)
 	}()
 
@@ -192,6 +179,9 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	<-runDone
 	if err == nil {
 		err = runErr
+	}
+	if errors.Is(runErr, ErrRunning) {
+		return nil, runErr
 	}
 	return rec.fires(), err
 }
@@ -215,6 +205,9 @@ func (r *recorder) add(f Fire) {
 	r.n++
 }
 
+// fires returns the fires by start instant, then job name, due instant
+// and attempt: runs that start together finish in an order the Go
+// scheduler picks, and a simulation's result must not depend on it.
 func (r *recorder) fires() []Fire {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -222,6 +215,18 @@ func (r *recorder) fires() []Fire {
 	for _, c := range r.chunks {
 		out = append(out, c...)
 	}
+	slices.SortStableFunc(out, func(a, b Fire) int {
+		if c := a.Started.Compare(b.Started); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Job, b.Job); c != 0 {
+			return c
+		}
+		if c := a.Due.Compare(b.Due); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Attempt, b.Attempt)
+	})
 	return out
 }
 

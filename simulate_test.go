@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing"
@@ -174,13 +175,17 @@ func TestRetry(t *testing.T) {
 	}
 }
 
-// A job that panics is recorded as failed with a *PanicError; the
-// scheduler keeps going.
+// A job that panics is recorded as failed with a *PanicError carrying the
+// stack; when it panicked with an error, errors.Is sees it. The scheduler
+// keeps going.
 func TestJobPanic(t *testing.T) {
 	s, _, ledger := newSim(t, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
 	require.NoError(t, s.Add("report", mustCron(t, "0 * * * *"), func(_ context.Context, r dstsafe.Run) error {
-		if r.Wall.Hour == 1 {
+		switch r.Wall.Hour {
+		case 1:
 			panic("nil map")
+		case 2:
+			panic(fs.ErrPermission)
 		}
 		return nil
 	}))
@@ -189,10 +194,14 @@ func TestJobPanic(t *testing.T) {
 	require.Len(t, fires, 4)
 	var pe *dstsafe.PanicError
 	require.ErrorAs(t, fires[1].Err, &pe)
-	for _, i := range []int{0, 2, 3} {
+	require.Equal(t, "nil map", pe.Value)
+	require.Nil(t, errors.Unwrap(pe), "a value that is not an error unwraps to nothing")
+	require.Contains(t, string(pe.Stack), "TestJobPanic", "the stack is where the job panicked")
+	require.ErrorAs(t, fires[2].Err, &pe)
+	require.ErrorIs(t, fires[2].Err, fs.ErrPermission)
+	for _, i := range []int{0, 3} {
 		require.NoError(t, fires[i].Err)
 	}
-	require.Equal(t, "nil map", pe.Value)
 	rec, err := ledger.Get(context.Background(), "report", "2024-06-01T01:00:00")
 	require.NoError(t, err)
 	require.Equal(t, dstsafe.StateFailed, rec.State)
@@ -232,16 +241,16 @@ func TestRunNow(t *testing.T) {
 	require.Len(t, runs, 2)
 }
 
-// Job options that rekey or re-policy a *Cron: ByDate makes a periodic
+// Schedule options that rekey or re-policy a job: ByDate makes a periodic
 // job run once per civil day; FoldBoth makes a fixed-time job run at both
-// readings, keyed apart; a run-date zone derives RunDate elsewhere.
+// readings, keyed apart; a run-date location derives RunDate elsewhere.
 func TestJobOptions(t *testing.T) {
 	chicago := zone(t, "America/Chicago")
 	start := time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC)
 	s, _, _ := newSim(t, start)
-	require.NoError(t, s.Add("digest", mustCron(t, "0 * * * *", dstsafe.WithLocation(chicago)), nop, dstsafe.WithJobPeriodKey(dstsafe.ByDate)))
-	require.NoError(t, s.Add("meter", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)), nop, dstsafe.WithJobFold(dstsafe.FoldBoth)))
-	require.NoError(t, s.Add("tokyo", mustCron(t, "0 20 * * *", dstsafe.WithLocation(chicago)), nop, dstsafe.WithRunDateZone(zone(t, "Australia/Sydney"))))
+	require.NoError(t, s.Add("digest", mustCron(t, "0 * * * *", dstsafe.WithLocation(chicago), dstsafe.WithPeriodKey(dstsafe.ByDate)), nop))
+	require.NoError(t, s.Add("meter", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago), dstsafe.WithFold(dstsafe.FoldBoth)), nop))
+	require.NoError(t, s.Add("tokyo", mustCron(t, "0 20 * * *", dstsafe.WithLocation(chicago)), nop, dstsafe.WithRunDateLocation(zone(t, "Australia/Sydney"))))
 	fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
 	require.NoError(t, err)
 	by := map[string][]dstsafe.Fire{}
@@ -266,8 +275,9 @@ func TestJobOptions(t *testing.T) {
 	}
 }
 
-// The log lines have the postmortem's shape: msg=billing.run start with
-// the run date, the period, the due instant with its offset and the attempt.
+// The log lines have the postmortem's shape: a constant message ("run
+// start") with the job, the run date, the period, the due instant with its
+// offset and the attempt as attributes.
 func TestLogShape(t *testing.T) {
 	chicago := zone(t, "America/Chicago")
 	var logs bytes.Buffer
@@ -277,8 +287,8 @@ func TestLogShape(t *testing.T) {
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 	require.Len(t, lines, 2, logs.String())
-	require.Equal(t, `level=INFO msg="billing.run start" job=billing period=2024-11-03T01:30:00 run_date=2024-11-03 due=2024-11-03T01:30:00.000-05:00 wall=2024-11-03T01:30:00 kind=fold attempt=1 token=1 owner=test`, lines[0])
-	require.Equal(t, `level=INFO msg="billing.run finish" job=billing period=2024-11-03T01:30:00 run_date=2024-11-03 due=2024-11-03T01:30:00.000-05:00 wall=2024-11-03T01:30:00 kind=fold attempt=1 token=1 owner=test outcome=succeeded duration=0s`, lines[1])
+	require.Equal(t, `level=INFO msg="run start" job=billing period=2024-11-03T01:30:00 run_date=2024-11-03 due=2024-11-03T01:30:00.000-05:00 wall=2024-11-03T01:30:00 kind=fold attempt=1 token=1 owner=test`, lines[0])
+	require.Equal(t, `level=INFO msg="run finish" job=billing period=2024-11-03T01:30:00 run_date=2024-11-03 due=2024-11-03T01:30:00.000-05:00 wall=2024-11-03T01:30:00 kind=fold attempt=1 token=1 owner=test outcome=succeeded duration=0s`, lines[1])
 }
 
 // Simulate and the Scheduler work inside a testing/synctest bubble: with a

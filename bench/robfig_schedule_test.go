@@ -33,7 +33,7 @@ func TestRobfigScheduleUnderScheduler(t *testing.T) {
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(dstsafe.NewMemoryLedger(clock)),
 		dstsafe.WithLogger(slog.New(logs)))
 	nop := func(context.Context, dstsafe.Run) error { return nil }
-	if err := s.Add("billing", spec, nop, dstsafe.WithScheduleZone(chicago)); err != nil {
+	if err := s.Add("billing", spec, nop, dstsafe.WithScheduleLocation(chicago)); err != nil {
 		t.Fatal(err)
 	}
 	fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)

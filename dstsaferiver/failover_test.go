@@ -57,7 +57,7 @@ type shiftedClock struct {
 
 func (c shiftedClock) Now() time.Time { return time.Now().Add(c.offset) }
 
-func (c shiftedClock) NewTimer(d time.Duration) dstsafe.Timer { return c.Clock.NewTimer(d) }
+func (c shiftedClock) NewTimer(d time.Duration) clockwork.Timer { return c.Clock.NewTimer(d) }
 
 // childMain runs one river client until SIGTERM (then stops it) or SIGKILL.
 func childMain() int {

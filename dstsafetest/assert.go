@@ -56,11 +56,12 @@ func RequireOncePerPeriod(t TestingT, fires []dstsafe.Fire, msgAndArgs ...any) {
 // when its schedule is in zone (a run a gap pushed past midnight, America/Nuuk
 // 2024-03-30 23:30 -> 03-31 00:30, counts for 03-30), else the date of its
 // Due instant in zone. No fires at all
-// passes: pair it with RequireFireCount. It panics if zone is nil.
+// passes: pair it with RequireFireCount. A nil zone is a programming
+// error, never a default: it panics with a message naming the function.
 func RequireOncePerDay(t TestingT, fires []dstsafe.Fire, zone *time.Location, msgAndArgs ...any) {
 	t.Helper()
 	if zone == nil {
-		panic("dstsafetest: RequireOncePerDay with nil zone")
+		panic("dstsafetest: RequireOncePerDay: nil *time.Location")
 	}
 	byJob := map[string]map[dstsafe.Date][]dstsafe.Fire{}
 	var jobs []string

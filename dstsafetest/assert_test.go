@@ -38,8 +38,8 @@ func chicago(t *testing.T) *time.Location {
 func fire(job string, due time.Time, loc *time.Location) dstsafe.Fire {
 	due = due.In(loc)
 	w := dstsafe.WallOf(due)
-	return dstsafe.Fire{Job: job, Period: w.String(), Wall: w, Kind: dstsafe.Unique, Due: due, Started: due,
-		RunDate: dstsafe.DateOf(due, loc), Attempt: 1}
+	return dstsafe.Fire{Run: dstsafe.Run{Job: job, Period: w.String(), Wall: w, Kind: dstsafe.Unique, Due: due,
+		RunDate: dstsafe.DateOf(due, loc), Attempt: 1}, Started: due}
 }
 
 func TestAssertions(t *testing.T) {

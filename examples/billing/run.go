@@ -82,7 +82,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	res, err := runDate(ctx, opts)
 	switch {
 	case errors.Is(err, dstsafe.ErrAlreadyClaimed):
-		// Logged by the scheduler: billing.run already claimed.
+		// Logged by the scheduler: msg="run already claimed" job=billing.
 		return exitOK
 	case errors.Is(err, billing.ErrNotSeeded):
 		fmt.Fprintln(stderr, "billing run:", err)

@@ -78,7 +78,7 @@ func TestRestartMidNight(t *testing.T) {
 			require.Equal(t, "billing-1", rec.Owner)
 			require.Equal(t, 1, rec.Attempt)
 			if tc.name == "naive schedule" {
-				require.Contains(t, logs.String(), `msg="billing.run already claimed" job=billing period=2024-11-03T01:30:00`)
+				require.Contains(t, logs.String(), `msg="run already claimed" job=billing period=2024-11-03T01:30:00`)
 				require.Contains(t, logs.String(), "owner=billing-1")
 			}
 		})

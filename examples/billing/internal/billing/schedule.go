@@ -42,13 +42,12 @@ func CheckZone(zone *time.Location, d dstsafe.Date) error {
 // Register adds the billing run to s: Spec, one claim per run_date
 // (ByDate), run_date derived in the job's zone.
 func (j *Job) Register(s *dstsafe.Scheduler) error {
-	cron, err := dstsafe.ParseCron(Spec)
+	cron, err := dstsafe.ParseCron(Spec, dstsafe.WithPeriodKey(dstsafe.ByDate))
 	if err != nil {
 		return err
 	}
 	return s.Add(JobName, cron, j.Run,
-		dstsafe.WithJobPeriodKey(dstsafe.ByDate),
-		dstsafe.WithRunDateZone(j.Zone),
+		dstsafe.WithRunDateLocation(j.Zone),
 		dstsafe.WithRetry(RetryPolicy, time.Minute),
 	)
 }

@@ -1,0 +1,342 @@
+package dstsafe
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// CatchUpPolicy says what a job does with periods that came due while it
+// could not run (scheduler down, VM suspended, clock stepped forward). It is
+// one of CatchUpLatest, CatchUpAll and CatchUpSkip.
+//
+// A period is missed when it was due more than the misfire threshold before
+// the scheduler noticed it. Periods the policy does not run are recorded as
+// StateSkipped in the ledger, so each period ends with exactly one record.
+// After a restart, missed periods are those after the job's latest record in
+// the ledger (looked for up to about 400 days back); a job with no record
+// starts fresh and catches up nothing.
+//
+// Missed periods are counted under the schedule that was in force, never
+// under a newer one: a schedule edited between deploys (Kubernetes'
+// kubernetes#63371: "0 23 * * *" that ran at 23:00, changed to "0 5 * * *"
+// and restarted at 08:00) does not run the 05:00 period at 08:00. Each
+// claim records the fingerprint of the schedule in force (spec, zone,
+// policies and the zone data, ClaimRequest.Schedule). When the latest
+// record was made under another schedule, the periods that schedule missed
+// until the restart are caught up by the policy, and the new schedule
+// starts at the restart: its earlier periods never run, and the most
+// recent of them is recorded as skipped ("before the schedule took
+// effect") so that later restarts see when it took effect. Update follows
+// the same rule with the instant of the Update.
+type CatchUpPolicy interface {
+	catchUp()
+}
+
+// CatchUpLatest runs the most recent missed period, once, and skips the
+// older ones: Quartz's fire-once-now, Kubernetes' most-recent. The default.
+type CatchUpLatest struct{}
+
+// CatchUpAll runs every missed period due within Window of now, oldest
+// first and at most Max of them (the most recent ones; zero means no
+// limit), and skips the rest. A zero Window runs none of them late.
+type CatchUpAll struct {
+	Window time.Duration
+	Max    int
+}
+
+// CatchUpSkip runs no missed period: all of them are skipped.
+type CatchUpSkip struct{}
+
+func (CatchUpLatest) catchUp() {}
+func (CatchUpAll) catchUp()    {}
+func (CatchUpSkip) catchUp()   {}
+
+// maxCatchUp bounds how many missed periods one planning records
+// individually; older ones are passed over with a log line.
+const maxCatchUp = 10000
+
+// plan splits due tasks (oldest first) into those to run and those to
+// record as skipped, by the misfire threshold and catch-up policy.
+func (c jobConfig) plan(due []task, now time.Time) (run, skip []task) {
+	n := len(due)
+	for n > 0 && now.Sub(due[n-1].o.At) <= c.misfire {
+		n--
+	}
+	late, onTime := due[:n], due[n:]
+	if len(late) == 0 {
+		return onTime, nil // the common case: nothing missed
+	}
+	switch p := c.catchUp.(type) {
+	case CatchUpSkip:
+		skip = late
+	case CatchUpAll:
+		first := len(late)
+		for i, t := range late {
+			if now.Sub(t.o.At) <= p.Window {
+				first = i
+				break
+			}
+		}
+		if p.Max > 0 && len(late)-first > p.Max {
+			first = len(late) - p.Max
+		}
+		skip, run = late[:first], append(run, late[first:]...)
+	default: // CatchUpLatest
+		if len(onTime) == 0 && len(late) > 0 {
+			skip, run = late[:len(late)-1], append(run, late[len(late)-1])
+		} else {
+			skip = late
+		}
+	}
+	return append(run, onTime...), skip
+}
+
+// plan is one job's planner, run in a goroutine of its own (never the
+// loop's) while the job is out of the queue: it resumes the job from the
+// ledger if needed, collects the occurrences due by now (under the
+// schedules in force when they were due, across edits), puts the job back
+// in the queue for its next occurrence, records what the catch-up and
+// overlap policies skip, and runs the rest: in this goroutine when inline,
+// else in a new one.
+func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
+	s.mu.Lock()
+	primed := j.primed
+	s.mu.Unlock()
+	if !primed && !s.prime(rs, j) {
+		s.mu.Lock()
+		j.planning = false
+		s.mu.Unlock()
+		return
+	}
+	now := s.clock.Now()
+	s.mu.Lock()
+	spec, edits, cursor := j.spec, j.edits, j.cursor
+	next, hasNext := j.next, j.hasNext
+	if !j.fresh {
+		next, hasNext = spec.nextAfter(cursor)
+	}
+	j.edits = nil
+	s.mu.Unlock()
+
+	var due []task
+	dropped := 0
+	// The old schedules' periods before each edit, then the current one's
+	// from the last edit on: an edit never makes a period retroactive.
+	var tookEffect time.Time
+	for _, e := range edits {
+		end := e.at.Add(-time.Nanosecond)
+		if e.spec != nil {
+			for o, ok := e.spec.nextAfter(cursor); ok && !o.At.After(end); o, ok = e.spec.nextAfter(o.At) {
+				due = appendDue(due, task{e.spec, o}, &dropped)
+			}
+		}
+		if end.After(cursor) {
+			cursor = end
+		}
+		tookEffect = end
+	}
+	if len(edits) > 0 {
+		next, hasNext = spec.nextAfter(cursor)
+	}
+	for hasNext && !next.At.After(now) {
+		due = appendDue(due, task{spec, next}, &dropped)
+		cursor = next.At
+		next, hasNext = spec.nextAfter(cursor)
+	}
+	run, skip := spec.cfg.plan(due, now)
+
+	var batch, overlapped []task
+	s.mu.Lock()
+	j.cursor, j.next, j.hasNext, j.fresh = cursor, next, hasNext, true
+	j.planning = false
+	if !j.removed {
+		switch {
+		case len(j.edits) > 0:
+			s.enqueue(j, now) // edited meanwhile: plan again at once
+		case hasNext:
+			s.enqueue(j, next.At)
+		}
+		switch {
+		case len(run) == 0:
+		case rs.stopped():
+			// Not claimed, so not lost: the next Run resumes after the
+			// latest record and catches these up by policy.
+			j.primed = false
+		case j.active == 0 || spec.cfg.overlap == OverlapAllow:
+			batch = run
+			j.active++
+		case spec.cfg.overlap == OverlapQueue:
+			j.queued = append(j.queued, run...)
+		default:
+			overlapped = run
+		}
+	}
+	s.mu.Unlock()
+
+	if dropped > 0 {
+		s.log.Warn("run catch-up truncated", "job", j.name, "unrecorded_periods", dropped)
+	}
+	for _, t := range skip {
+		s.skip(rs, j, t, "missed: catch-up policy")
+	}
+	for _, t := range overlapped {
+		s.skip(rs, j, t, "overlap: previous run still running")
+	}
+	if len(edits) > 0 {
+		s.markTookEffect(rs, j, spec, tookEffect, due)
+	}
+	switch {
+	case batch == nil:
+	case inline:
+		s.runBatch(rs, j, batch)
+	default:
+		s.spawn(rs, func() { s.runBatch(rs, j, batch) })
+	}
+}
+
+// appendDue appends t to due, keeping at most maxCatchUp: past that the
+// older half is dropped (counted in dropped), amortised O(1) per period.
+func appendDue(due []task, t task, dropped *int) []task {
+	if len(due) == maxCatchUp {
+		due = append(due[:0], due[maxCatchUp/2:]...)
+		*dropped += maxCatchUp / 2
+	}
+	return append(due, t)
+}
+
+// markTookEffect records the latest period of spec at or before at (the
+// instant before it took effect) as skipped, unless it is among due: it
+// never runs, and a restart finds in the ledger when spec took effect.
+func (s *Scheduler) markTookEffect(rs *runState, j *job, spec *jobSpec, at time.Time, due []task) {
+	o, ok := spec.lastAtOrBefore(at)
+	if !ok {
+		return
+	}
+	for _, t := range due {
+		if t.o.Period == o.Period {
+			return
+		}
+	}
+	s.skip(rs, j, task{spec, o}, "before the schedule took effect")
+}
+
+// resumeLookback lists how far back prime looks for a job's latest
+// record, widening only when the narrower window is empty, so a frequent
+// job reads a few days of records and a yearly one still finds its last.
+var resumeLookback = []time.Duration{3 * 24 * time.Hour, 40 * 24 * time.Hour, 400 * 24 * time.Hour}
+
+// prime sets j's cursor from the ledger: the claim time of its latest
+// record, or just before now for a job with no record (it starts fresh
+// and catches up nothing). When that record was made under another
+// schedule, it queues the edit, so that plan counts missed periods under
+// the schedule that was in force. A transient ledger error is retried
+// with backoff on the clock; it returns false when Run stops first or the
+// error is permanent (Run then fails).
+func (s *Scheduler) prime(rs *runState, j *job) bool {
+	backoff := time.Second
+	for {
+		now := s.clock.Now()
+		s.mu.Lock()
+		spec := j.spec
+		s.mu.Unlock()
+		recs, err := s.latestRecords(rs.ctx, j.name, now)
+		if err != nil {
+			if rs.ctx.Err() != nil {
+				return false
+			}
+			if isPermanent(err) {
+				s.fail(rs, j.name, err)
+				return false
+			}
+			s.log.Error("run resume failed: ledger list", "job", j.name, "error", err, "retry_in", backoff)
+			if !s.sleep(runEnv{ctx: rs.ctx, stopping: rs.stopping, sim: rs.sim}, backoff) {
+				return false
+			}
+			backoff = min(2*backoff, time.Minute)
+			continue
+		}
+		cursor := now.Add(-time.Nanosecond)
+		var edits []edit
+		if len(recs) > 0 && !recs[len(recs)-1].StartedAt.After(now) {
+			last := recs[len(recs)-1]
+			cursor = last.StartedAt
+			if last.Schedule != "" && spec.fp() != "" && !sameSchedule(last.Schedule, spec.fp()) {
+				// The latest period was made under another schedule. If a
+				// record shows the current one already in force (it took
+				// effect before a restart), resume from its newest claim;
+				// else it takes effect now.
+				var since time.Time
+				for _, r := range recs {
+					if sameSchedule(r.Schedule, spec.fp()) && r.StartedAt.After(since) && !r.StartedAt.After(now) {
+						since = r.StartedAt
+					}
+				}
+				if !since.IsZero() {
+					cursor = since
+				} else {
+					edits = []edit{{spec: specOfFingerprint(last.Schedule, spec), at: now}}
+					s.log.Info("run schedule changed", "job", j.name, "last_period", last.Period,
+						"last_schedule", last.Schedule, "schedule", spec.fp())
+				}
+			}
+			s.log.Info("run resume", "job", j.name, "last_period", last.Period,
+				"last_state", last.State.String(), "last_started", last.StartedAt)
+		}
+		s.mu.Lock()
+		j.primed, j.cursor, j.fresh = true, cursor, false
+		j.edits = append(edits, j.edits...)
+		s.mu.Unlock()
+		return true
+	}
+}
+
+// latestRecords lists j's records of the most recent lookback window that
+// has any, ordered by period (the latest last).
+func (s *Scheduler) latestRecords(ctx context.Context, job string, now time.Time) ([]Record, error) {
+	for _, back := range resumeLookback {
+		// Period keys start with the civil date in the schedule's zone; two
+		// days of margin cover every UTC offset.
+		from := DateOf(now.Add(-back-48*time.Hour), time.UTC).String()
+		recs, err := s.ledger.List(ctx, job, from, "")
+		if err != nil || len(recs) > 0 {
+			return recs, err
+		}
+	}
+	return nil, nil
+}
+
+// skip records t as deliberately not run, so the period has its one
+// record. The claim carries the fingerprint of the schedule in force.
+func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
+	rec, err := s.ledger.Claim(rs.ctx, ClaimRequest{Job: j.name, Period: t.o.Period, Owner: s.owner,
+		Lease: t.spec.cfg.lease, Schedule: s.fingerprintNow(j)})
+	if err != nil {
+		var ce *ClaimedError
+		switch {
+		case errors.As(err, &ce):
+			return // already has its record
+		case isPermanent(err):
+			s.fail(rs, j.name, err)
+		}
+		s.log.Error("run skip failed: ledger claim", "job", j.name, "period", t.o.Period, "error", err)
+		return
+	}
+	if _, err := s.ledger.Finish(rs.ctx, j.name, t.o.Period, rec.Token, StateSkipped, reason); err != nil {
+		if isPermanent(err) {
+			s.fail(rs, j.name, err)
+		}
+		s.log.Error("run skip failed: ledger finish", "job", j.name, "period", t.o.Period, "error", err)
+		return
+	}
+	s.log.Warn("run skipped", "job", j.name, "period", t.o.Period, "due", t.o.At, "reason", reason)
+}
+
+// fingerprintNow is the fingerprint of j's schedule in force now, which
+// every claim records: a run planned under an old schedule and claimed
+// after an edit records the new one, as the schedule in force from then on.
+func (s *Scheduler) fingerprintNow(j *job) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return j.spec.fp()
+}

@@ -1,0 +1,201 @@
+package dstsafe
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// job is one job's state in a Scheduler. A job is in one of three places:
+// in the Scheduler's queue, waiting for its next occurrence; owned by a
+// planner goroutine (planning), which reads the ledger, advances the
+// cursor and decides what to run and skip; or unprimed, before Run first
+// looks at it. Only the planner moves the cursor, and only forward.
+type job struct {
+	name string
+	seq  uint64 // Add order
+
+	// Guarded by Scheduler.mu.
+	spec     *jobSpec
+	edits    []edit // schedule changes not planned yet, oldest first
+	primed   bool   // cursor initialised (from memory or the ledger)
+	planning bool   // a planner owns cursor, next and edits
+	removed  bool
+	cursor   time.Time  // the last occurrence handled: the next is after it
+	next     Occurrence // first occurrence of spec after cursor, if hasNext
+	hasNext  bool
+	fresh    bool      // next is computed for spec and cursor
+	due      time.Time // when in the queue: the instant it comes due
+	qi       int       // index in the queue, -1 when not in it
+	active   int       // goroutines running this job's periods
+	queued   []task    // OverlapQueue: periods waiting for the running batch
+}
+
+// jobSpec is what Add or Update was given, checked; immutable. A run keeps
+// the spec it was planned under, so an Update does not change it.
+type jobSpec struct {
+	sched Schedule
+	occ   OccurrenceSchedule // nil for a plain Schedule
+	fn    func(context.Context, Run) error
+	cfg   jobConfig
+	cron  *Cron // sched when it is a *Cron, which has a fingerprint
+
+	fpOnce sync.Once
+	fpText string
+}
+
+// fp returns the schedule's fingerprint for the ledger ("" for a plain
+// Schedule), computed on first use: it needs the zone's table, which Add
+// does not build.
+func (sp *jobSpec) fp() string {
+	if sp.cron == nil {
+		return sp.fpText
+	}
+	sp.fpOnce.Do(func() { sp.fpText = fingerprint(sp.cron) })
+	return sp.fpText
+}
+
+// task is one period to run, with the spec that computed it.
+type task struct {
+	spec *jobSpec
+	o    Occurrence
+}
+
+// edit is a schedule change: spec was in force until at (nil when it is
+// not known, after a restart under a schedule whose fingerprint cannot be
+// parsed back).
+type edit struct {
+	spec *jobSpec
+	at   time.Time
+}
+
+// newJobSpec checks a schedule and its options for Add and Update.
+func newJobSpec(sched Schedule, fn func(context.Context, Run) error, opts []JobOption) (*jobSpec, error) {
+	if sched == nil || isNilCron(sched) {
+		return nil, ErrNilSchedule
+	}
+	cfg := jobConfig{catchUp: CatchUpLatest{}, lease: DefaultLease, misfire: DefaultMisfireThreshold}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	if cfg.overlap > OverlapAllow {
+		return nil, &ArgError{Func: "WithOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %d", ErrUnknownPolicy, cfg.overlap)}
+	}
+	if cfg.lease <= 0 {
+		cfg.lease = DefaultLease
+	}
+	if cfg.heartbeat <= 0 || cfg.heartbeat >= cfg.lease {
+		cfg.heartbeat = cfg.lease / 3
+	}
+	if cfg.misfire < 0 {
+		cfg.misfire = 0
+	}
+	spec := &jobSpec{sched: sched, fn: fn, cfg: cfg}
+	spec.occ, _ = sched.(OccurrenceSchedule)
+	spec.cron, _ = sched.(*Cron)
+	return spec, nil
+}
+
+func isNilCron(sched Schedule) bool {
+	c, ok := sched.(*Cron)
+	return ok && c == nil
+}
+
+// nextAfter returns the spec's first occurrence strictly after t.
+func (sp *jobSpec) nextAfter(t time.Time) (Occurrence, bool) {
+	var o Occurrence
+	if sp.occ != nil {
+		var ok bool
+		if o, ok = sp.occ.NextOccurrence(t); !ok {
+			return Occurrence{}, false
+		}
+	} else {
+		if loc := sp.cfg.scheduleLoc; loc != nil {
+			t = t.In(loc)
+		}
+		at := sp.sched.Next(t)
+		if at.IsZero() {
+			return Occurrence{}, false
+		}
+		if loc := sp.cfg.scheduleLoc; loc != nil {
+			at = at.In(loc)
+		}
+		w := WallOf(at)
+		o = Occurrence{At: at, Wall: w, Kind: Unique, Period: w.String()}
+		if Lookup(w, at.Location()).Kind == Fold {
+			o.Kind = Fold
+		}
+	}
+	// A schedule that does not move forward would make the loop spin.
+	if !o.At.After(t) {
+		return Occurrence{}, false
+	}
+	return o, true
+}
+
+// lastWindows are how far back lastAtOrBefore looks, widening only when
+// the narrower window has no occurrence.
+var lastWindows = []time.Duration{time.Hour, 3 * 24 * time.Hour, 40 * 24 * time.Hour, 400 * 24 * time.Hour}
+
+// lastAtOrBefore returns the spec's latest occurrence at or before t,
+// looking back at most about 400 days.
+func (sp *jobSpec) lastAtOrBefore(t time.Time) (Occurrence, bool) {
+	for _, back := range lastWindows {
+		var last Occurrence
+		found := false
+		for o, ok := sp.nextAfter(t.Add(-back)); ok && !o.At.After(t); o, ok = sp.nextAfter(o.At) {
+			last, found = o, true
+		}
+		if found {
+			return last, true
+		}
+	}
+	return Occurrence{}, false
+}
+
+// runOf builds the Run the job function sees.
+func (sp *jobSpec) runOf(job string, o Occurrence, rec Record) Run {
+	// In the schedule's own zone the business date is the date the run was
+	// scheduled for, which is the date of Due except when a gap pushes the
+	// run past midnight (America/Nuuk 2024-03-30 23:30 -> 03-31 00:30):
+	// that run is still the 03-30 run, or 03-31 would be billed twice.
+	d := Date{o.Wall.Year, o.Wall.Month, o.Wall.Day}
+	if loc := sp.cfg.runDateLoc; loc != nil && loc.String() != o.At.Location().String() {
+		d = DateOf(o.At, loc)
+	}
+	return Run{
+		Job: job, Period: o.Period, Wall: o.Wall, Kind: o.Kind, Due: o.At,
+		RunDate: d, Attempt: rec.Attempt, Token: rec.Token,
+	}
+}
+
+// findPeriod returns the spec's occurrence keyed period. Every period key
+// starts with the civil date ("2024-11-03..."), which bounds the search.
+func (sp *jobSpec) findPeriod(period string) (Occurrence, bool) {
+	if len(period) < len("2006-01-02") {
+		return Occurrence{}, false
+	}
+	d, err := time.Parse("2006-01-02", period[:10])
+	if err != nil {
+		return Occurrence{}, false
+	}
+	from, to := d.Add(-48*time.Hour), d.Add(72*time.Hour)
+	t := from
+	for range 1 << 20 {
+		o, ok := sp.nextAfter(t)
+		if !ok || o.At.After(to) {
+			return Occurrence{}, false
+		}
+		if o.Period == period {
+			return o, true
+		}
+		t = o.At
+	}
+	return Occurrence{}, false
+}
