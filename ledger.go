@@ -118,6 +118,12 @@ type Record struct {
 	FinishedAt time.Time // zero while running
 	LeaseUntil time.Time // running claims: abandoned after this instant
 	Reason     string    // why it failed or was skipped, as given to Finish
+	// Released is true while an operator's release (ControlLedger.Release)
+	// allows the next claim to take the failed or abandoned period over;
+	// the takeover clears it. ReleasedBy and ReleaseReason say who released
+	// it and why, and stay after the takeover, until the next release.
+	Released                  bool
+	ReleasedBy, ReleaseReason string
 	// Schedule is the fingerprint of the schedule that computed the period,
 	// as given to the claim that made this attempt (ClaimRequest.Schedule).
 	// Empty when the claimer gave none.
@@ -182,6 +188,9 @@ var (
 	// the job and the cause. Errors without it (a timeout, a dropped
 	// connection, a database restarting) are transient.
 	ErrPermanent = errors.New("dstsafe: permanent ledger error")
+	// ErrNotSupported: the Ledger lacks what the call needs, such as
+	// Scheduler.Pause on a Ledger that is not a ControlLedger.
+	ErrNotSupported = errors.New("dstsafe: not supported by this ledger")
 )
 
 // ClaimedError is returned by Claim when the period was claimed before.
@@ -235,12 +244,18 @@ func (r Record) StateAt(now time.Time) State {
 	return r.State
 }
 
-// Allows reports whether p lets a new claim take over existing, whose
-// State is already derived (see Record.StateAt): it must be failed with
-// p.Failed or abandoned with p.Abandoned, and have used fewer than
-// p.MaxAttempts attempts. Running, succeeded and skipped periods are never
-// taken over.
+// Allows reports whether a new claim under p may take over existing,
+// whose State is already derived (see Record.StateAt): it must be failed
+// with p.Failed or abandoned with p.Abandoned, and have used fewer than
+// p.MaxAttempts attempts — or be failed or abandoned and released by an
+// operator (Record.Released, ControlLedger.Release), whatever p says.
+// Running, succeeded and skipped periods are never taken over. Every
+// backend decides takeovers by it, or by its equivalent in the backend's
+// query language.
 func (p RetryPolicy) Allows(existing Record) bool {
+	if existing.Released && (existing.State == StateFailed || existing.State == StateAbandoned) {
+		return true
+	}
 	switch existing.State {
 	case StateFailed:
 		if !p.Failed {
@@ -267,6 +282,7 @@ type MemoryLedger struct {
 	clock  Clock
 	seed   maphash.Seed
 	shards [memShards]memShard
+	pauses memPauses
 }
 
 // memShards spreads periods over locks, so that workers claiming different
@@ -337,6 +353,7 @@ func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, err
 	r.FinishedAt = time.Time{}
 	r.LeaseUntil = now.Add(lease)
 	r.Reason = ""
+	r.Released = false
 	r.Schedule = req.Schedule
 	return *r, nil
 }

@@ -133,9 +133,17 @@ func TestRetryPolicyAllows(t *testing.T) {
 		{"running never", dstsafe.RetryPolicy{MaxAttempts: 5, Failed: true, Abandoned: true}, dstsafe.StateRunning, 1, false},
 		{"succeeded never", dstsafe.RetryPolicy{MaxAttempts: 5, Failed: true, Abandoned: true}, dstsafe.StateSucceeded, 1, false},
 		{"skipped never", dstsafe.RetryPolicy{MaxAttempts: 5, Failed: true, Abandoned: true}, dstsafe.StateSkipped, 1, false},
+		// An operator's release (ControlLedger.Release) overrides the policy
+		// for failed and abandoned periods only.
+		{"released failed, zero policy", dstsafe.RetryPolicy{}, dstsafe.StateFailed, 3, true},
+		{"released abandoned, attempts used up", dstsafe.RetryPolicy{MaxAttempts: 1}, dstsafe.StateAbandoned, 1, true},
+		{"released succeeded never", dstsafe.RetryPolicy{}, dstsafe.StateSucceeded, 1, false},
+		{"released running never", dstsafe.RetryPolicy{}, dstsafe.StateRunning, 1, false},
+		{"released skipped never", dstsafe.RetryPolicy{}, dstsafe.StateSkipped, 1, false},
 	}
 	for _, tt := range tests {
-		if got := tt.p.Allows(dstsafe.Record{State: tt.state, Attempt: tt.att}); got != tt.want {
+		released := strings.HasPrefix(tt.name, "released")
+		if got := tt.p.Allows(dstsafe.Record{State: tt.state, Attempt: tt.att, Released: released}); got != tt.want {
 			t.Errorf("%s: Allows = %v, want %v", tt.name, got, tt.want)
 		}
 	}

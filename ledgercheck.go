@@ -27,6 +27,9 @@ func init() {
 		Time:      ledgerTime,
 		LeaseLost: leaseLost,
 		NotFound:  notFound,
+		SetPause:  checkSetPause,
+		Job:       checkJob,
+		Release:   checkRelease,
 	})
 }
 
@@ -170,4 +173,36 @@ func leaseLost(cur Record, token int64) error {
 // notFound is the error for a period without a record.
 func notFound(job, period string) error {
 	return fmt.Errorf("%w: job %q period %q", ErrNotFound, job, period)
+}
+
+// checkJob is GetPause's preamble.
+func checkJob(ctx context.Context, job string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return validateKey("job", job)
+}
+
+// checkSetPause is SetPause's preamble: the job, a non-empty By. It
+// returns the reason to store.
+func checkSetPause(ctx context.Context, job, by, reason string) (string, error) {
+	if err := checkJob(ctx, job); err != nil {
+		return "", err
+	}
+	if err := validateKey("by", by); err != nil {
+		return "", err
+	}
+	return normalizeReason(reason), nil
+}
+
+// checkRelease is Release's preamble: the keys, a non-empty by. It returns
+// the reason to store.
+func checkRelease(ctx context.Context, job, period, by, reason string) (string, error) {
+	if err := checkKeys(ctx, job, period); err != nil {
+		return "", err
+	}
+	if err := validateKey("by", by); err != nil {
+		return "", err
+	}
+	return normalizeReason(reason), nil
 }

@@ -69,6 +69,13 @@ var enumCases = map[string]enumCase{
 	"Overlap": ptrCase[dstsafe.Overlap](map[string]textValue{
 		"skip": dstsafe.OverlapSkip, "queue": dstsafe.OverlapQueue, "allow": dstsafe.OverlapAllow,
 	}, dstsafe.Overlap(3), "invalid"),
+	"EventType": ptrCase[dstsafe.EventType](map[string]textValue{
+		"": dstsafe.EventType(0), "due": dstsafe.EventDue, "claimed": dstsafe.EventClaimed,
+		"claimed-elsewhere": dstsafe.EventClaimedElsewhere, "started": dstsafe.EventStarted,
+		"succeeded": dstsafe.EventSucceeded, "failed": dstsafe.EventFailed, "skipped": dstsafe.EventSkipped,
+		"lease-lost": dstsafe.EventLeaseLost, "late": dstsafe.EventLate, "paused": dstsafe.EventPaused,
+		"resumed": dstsafe.EventResumed,
+	}, dstsafe.EventType(12), "invalid"),
 }
 
 func TestEnumTextRoundTrip(t *testing.T) {

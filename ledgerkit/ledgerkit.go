@@ -47,6 +47,26 @@ func CheckList(ctx context.Context, job, from, to string) error {
 	return checks.List(ctx, job, from, to)
 }
 
+// CheckSetPause is the preamble of dstsafe.ControlLedger.SetPause: ctx,
+// the job, and a non-empty p.By (field "by"). It returns the reason to
+// store, as NormalizeReason makes it.
+func CheckSetPause(ctx context.Context, job string, p dstsafe.Pause) (string, error) {
+	return checks.SetPause(ctx, job, p.By, p.Reason)
+}
+
+// CheckGetPause is the preamble of dstsafe.ControlLedger.GetPause: ctx and
+// the job.
+func CheckGetPause(ctx context.Context, job string) error {
+	return checks.Job(ctx, job)
+}
+
+// CheckRelease is the preamble of dstsafe.ControlLedger.Release: ctx, the
+// keys, and a non-empty by (field "by"). It returns the reason to store,
+// as NormalizeReason makes it.
+func CheckRelease(ctx context.Context, job, period, by, reason string) (string, error) {
+	return checks.Release(ctx, job, period, by, reason)
+}
+
 // ValidateKey checks a job name, period or owner: non-empty, at most
 // dstsafe.MaxKeyLen bytes, valid UTF-8 and free of NUL bytes (PostgreSQL's
 // text type cannot hold NUL). field names the argument in the error, a

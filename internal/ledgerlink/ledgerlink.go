@@ -32,6 +32,9 @@ type Checks[Req, Rec, St any] struct {
 	Time      func(t time.Time) time.Time
 	LeaseLost func(cur Rec, token int64) error
 	NotFound  func(job, period string) error
+	SetPause  func(ctx context.Context, job, by, reason string) (string, error)
+	Job       func(ctx context.Context, job string) error
+	Release   func(ctx context.Context, job, period, by, reason string) (string, error)
 }
 
 var checks any
