@@ -1,16 +1,19 @@
-package dstsafe
+package dstsafe_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dstsafe/dstsafe"
 )
+
+// The tests here move the clock themselves (not Simulate) and wait on the
+// scheduler's activity through RunTraced (export_test.go).
 
 // steppedClock is a fake clock whose wall reading can be stepped back or
 // forward, as NTP or a restored VM snapshot steps a real one. Timers run on
@@ -36,18 +39,23 @@ func (c *steppedClock) step(d time.Duration) {
 // harness runs a Scheduler's Run loop (not Simulate: the test moves the
 // clock) with the simulation seam, so the test can wait on its activity.
 type harness struct {
-	t      *testing.T
-	s      *Scheduler
-	sim    *simulation
-	cancel context.CancelFunc
-	done   chan error
+	t    *testing.T
+	idle func(now time.Time) (bool, uint64, <-chan struct{})
+	done <-chan error
 }
 
-func startRun(t *testing.T, s *Scheduler) *harness {
+// traceRun starts s's Run; cancel ends it.
+func traceRun(t *testing.T, s *dstsafe.Scheduler) (*harness, context.CancelFunc) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &harness{t: t, s: s, sim: &simulation{}, cancel: cancel, done: make(chan error, 1)}
-	go func() { h.done <- s.run1(ctx, h.sim) }()
+	idle, done := dstsafe.RunTraced(ctx, s)
+	return &harness{t: t, idle: idle, done: done}, cancel
+}
+
+// startRun starts s's Run until the test ends, and waits for it to park.
+func startRun(t *testing.T, s *dstsafe.Scheduler) *harness {
+	t.Helper()
+	h, cancel := traceRun(t, s)
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -62,7 +70,7 @@ func startRun(t *testing.T, s *Scheduler) *harness {
 
 // parks returns how many times the scheduler's goroutines have parked.
 func (h *harness) parks() uint64 {
-	_, _, n, _ := h.sim.act.idle(time.Time{})
+	_, n, _ := h.idle(time.Time{})
 	return n
 }
 
@@ -70,7 +78,7 @@ func (h *harness) parks() uint64 {
 func (h *harness) waitParks(n uint64) {
 	h.t.Helper()
 	for {
-		_, _, parks, changed := h.sim.act.idle(time.Time{})
+		_, parks, changed := h.idle(time.Time{})
 		if parks > n {
 			return
 		}
@@ -87,7 +95,7 @@ func (h *harness) waitParks(n uint64) {
 func (h *harness) waitFor(cond func() bool) {
 	h.t.Helper()
 	for {
-		_, _, _, changed := h.sim.act.idle(time.Time{})
+		_, _, changed := h.idle(time.Time{})
 		if cond() {
 			return
 		}
@@ -103,7 +111,7 @@ func (h *harness) waitFor(cond func() bool) {
 func (h *harness) settle(now time.Time) {
 	h.t.Helper()
 	for {
-		ok, _, _, changed := h.sim.act.idle(now)
+		ok, _, changed := h.idle(now)
 		if ok {
 			return
 		}
@@ -115,26 +123,17 @@ func (h *harness) settle(now time.Time) {
 	}
 }
 
-func pinnedCron(t *testing.T, spec, zone string) *Cron {
-	t.Helper()
-	c, err := ParseCron(spec, WithLocation(pinned(t, zone)))
-	require.NoError(t, err)
-	return c
-}
-
-func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
 // A wall clock stepped back an hour right after the 01:30 run (NTP fixing
 // a fast clock, a VM restored from a snapshot) makes 01:30 read again; the
 // scheduler wakes every minute, sees it, and does not run the period again.
 func TestClockSteppedBackNeverRepeats(t *testing.T) {
 	fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 6, 0, 0, 0, time.UTC)) // 01:00 CDT
 	clock := &steppedClock{fc: fc}
-	ledger := NewMemoryLedger(clock)
-	s := NewScheduler(WithClock(clock), WithLedger(ledger), WithLogger(discard()), WithWakeInterval(time.Minute))
+	ledger := dstsafe.NewMemoryLedger(clock)
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithWakeInterval(time.Minute))
 	var mu sync.Mutex
-	var runs []Run
-	require.NoError(t, s.Add("billing", pinnedCron(t, "30 1 * * *", "America/Chicago"), func(_ context.Context, r Run) error {
+	var runs []dstsafe.Run
+	require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(zone(t, "America/Chicago"))), func(_ context.Context, r dstsafe.Run) error {
 		mu.Lock()
 		runs = append(runs, r)
 		mu.Unlock()
@@ -172,16 +171,16 @@ func TestClockSteppedBackNeverRepeats(t *testing.T) {
 // blockingJob starts, reports the run on started, and waits for release or
 // its context; it returns what release sends (or the context's cause).
 type blockingJob struct {
-	started chan Run
+	started chan dstsafe.Run
 	release chan error
 	causes  chan error
 }
 
 func newBlockingJob() *blockingJob {
-	return &blockingJob{started: make(chan Run, 16), release: make(chan error, 16), causes: make(chan error, 16)}
+	return &blockingJob{started: make(chan dstsafe.Run, 16), release: make(chan error, 16), causes: make(chan error, 16)}
 }
 
-func (b *blockingJob) run(ctx context.Context, r Run) error {
+func (b *blockingJob) run(ctx context.Context, r dstsafe.Run) error {
 	b.started <- r
 	select {
 	case err := <-b.release:
@@ -203,64 +202,86 @@ func recv[T any](t *testing.T, ch <-chan T) T {
 	}
 }
 
-// A per-minute job whose 12:01 run is still going when 12:02 comes due:
-// Skip records 12:02 as skipped, Queue runs it after 12:01, Allow runs it
-// at once.
+// A per-minute job whose 12:01 run is still going when 12:02 and 12:03
+// come due. Skip records both as skipped; Queue runs them after 12:01, in
+// order; Allow runs them at once; CancelRunning cancels 12:01 for 12:02
+// and 12:02 for 12:03; BufferOne lets 12:02 wait and skips 12:03.
 func TestOverlap(t *testing.T) {
-	for _, o := range []Overlap{OverlapSkip, OverlapQueue, OverlapAllow} {
-		t.Run(o.String(), func(t *testing.T) {
+	const p1, p2, p3 = "2024-06-01T07:01:00", "2024-06-01T07:02:00", "2024-06-01T07:03:00"
+	cancelled := context.Canceled.Error() + " (" + dstsafe.ErrOverlapCancelled.Error() + ")"
+	for _, tc := range []struct {
+		o    dstsafe.Overlap
+		want map[string]dstsafe.State
+	}{
+		{dstsafe.OverlapSkip, map[string]dstsafe.State{p1: dstsafe.StateSucceeded, p2: dstsafe.StateSkipped, p3: dstsafe.StateSkipped}},
+		{dstsafe.OverlapQueue, map[string]dstsafe.State{p1: dstsafe.StateSucceeded, p2: dstsafe.StateSucceeded, p3: dstsafe.StateSucceeded}},
+		{dstsafe.OverlapAllow, map[string]dstsafe.State{p1: dstsafe.StateSucceeded, p2: dstsafe.StateSucceeded, p3: dstsafe.StateSucceeded}},
+		{dstsafe.OverlapCancelRunning, map[string]dstsafe.State{p1: dstsafe.StateFailed, p2: dstsafe.StateFailed, p3: dstsafe.StateSucceeded}},
+		{dstsafe.OverlapBufferOne, map[string]dstsafe.State{p1: dstsafe.StateSucceeded, p2: dstsafe.StateSucceeded, p3: dstsafe.StateSkipped}},
+	} {
+		t.Run(tc.o.String(), func(t *testing.T) {
 			fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 12, 0, 30, 0, time.UTC))
-			ledger := NewMemoryLedger(fc)
-			s := NewScheduler(WithClock(fc), WithLedger(ledger), WithLogger(discard()), WithWakeInterval(0))
+			ledger := dstsafe.NewMemoryLedger(fc)
+			ev := &eventLog{}
+			s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()),
+				dstsafe.WithWakeInterval(0), dstsafe.WithObserver(ev))
 			job := newBlockingJob()
-			require.NoError(t, s.Add("sync", pinnedCron(t, "* * * * *", "America/Chicago"), job.run, WithOverlap(o), WithLease(time.Hour, 0)))
+			require.NoError(t, s.Add("sync", mustCron(t, "* * * * *", dstsafe.WithLocation(zone(t, "America/Chicago"))), job.run,
+				dstsafe.WithOverlap(tc.o), dstsafe.WithLease(time.Hour, 0), dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 3, Failed: true}, 0)))
 			h := startRun(t, s)
-			before := h.parks()
 			fc.Advance(30 * time.Second) // 12:01
-			first := recv(t, job.started)
-			require.Equal(t, "2024-06-01T07:01:00", first.Period)
-			h.waitParks(before)
-			before = h.parks()
-			fc.Advance(time.Minute) // 12:02, 12:01 still running
-			h.waitParks(before)
-
-			var rec Record
-			var err error
-			switch o {
-			case OverlapSkip:
-				// The 12:02 planner records the skip (a claim, then Finish)
-				// in its own goroutine.
-				h.waitFor(func() bool {
-					rec, err = ledger.Get(context.Background(), "sync", "2024-06-01T07:02:00")
-					return err == nil && rec.State != StateRunning
-				})
-				require.Equal(t, StateSkipped, rec.State)
-			case OverlapQueue:
-				h.waitFor(func() bool {
-					s.mu.Lock()
-					defer s.mu.Unlock()
-					return len(s.jobs["sync"].queued) == 1
-				})
-				_, err = ledger.Get(context.Background(), "sync", "2024-06-01T07:02:00")
-				require.ErrorIs(t, err, ErrNotFound, "queued, not claimed yet")
-			case OverlapAllow:
-				require.Equal(t, "2024-06-01T07:02:00", recv(t, job.started).Period)
+			require.Equal(t, p1, recv(t, job.started).Period)
+			for _, p := range []string{p2, p3} {
+				before := h.parks()
+				fc.Advance(time.Minute) // the run before is still going
+				h.waitParks(before)
+				h.waitFor(func() bool { return ev.has(dstsafe.EventDue, p) })
+				switch tc.o {
+				case dstsafe.OverlapAllow:
+					require.Equal(t, p, recv(t, job.started).Period)
+				case dstsafe.OverlapCancelRunning:
+					require.ErrorIs(t, recv(t, job.causes), dstsafe.ErrOverlapCancelled)
+					require.Equal(t, p, recv(t, job.started).Period, "the newer period starts once the cancelled one returned")
+				case dstsafe.OverlapQueue, dstsafe.OverlapBufferOne:
+					if tc.o == dstsafe.OverlapBufferOne && p == p3 {
+						break // skipped: one waits already
+					}
+					_, err := ledger.Get(context.Background(), "sync", p)
+					require.ErrorIs(t, err, dstsafe.ErrNotFound, "waiting, not claimed yet")
+				}
 			}
-			job.release <- nil
-			if o == OverlapQueue {
-				require.Equal(t, "2024-06-01T07:02:00", recv(t, job.started).Period)
-			}
-			if o != OverlapSkip {
+			switch tc.o {
+			case dstsafe.OverlapSkip, dstsafe.OverlapCancelRunning:
+				job.release <- nil
+			case dstsafe.OverlapAllow:
+				for range 3 {
+					job.release <- nil
+				}
+			case dstsafe.OverlapQueue:
+				job.release <- nil
+				require.Equal(t, p2, recv(t, job.started).Period)
+				job.release <- nil
+				require.Equal(t, p3, recv(t, job.started).Period)
+				job.release <- nil
+			case dstsafe.OverlapBufferOne:
+				job.release <- nil
+				require.Equal(t, p2, recv(t, job.started).Period)
 				job.release <- nil
 			}
 			h.settle(fc.Now())
-			rec, err = ledger.Get(context.Background(), "sync", "2024-06-01T07:02:00")
-			require.NoError(t, err)
-			want := StateSucceeded
-			if o == OverlapSkip {
-				want = StateSkipped
+			require.Empty(t, job.started, "a run the policy should not have started")
+			for p, want := range tc.want {
+				rec, err := ledger.Get(context.Background(), "sync", p)
+				require.NoError(t, err)
+				require.Equal(t, want, rec.State, p)
+				switch want {
+				case dstsafe.StateSkipped:
+					require.Equal(t, "overlap: previous run still running", rec.Reason)
+				case dstsafe.StateFailed:
+					require.Equal(t, cancelled, rec.Reason)
+					require.Equal(t, 1, rec.Attempt, "a cancelled run is not retried")
+				}
 			}
-			require.Equal(t, want, rec.State)
 		})
 	}
 }
@@ -269,27 +290,20 @@ func TestOverlap(t *testing.T) {
 // ErrJobTimeout as the cause, and the run is recorded as failed.
 func TestJobTimeout(t *testing.T) {
 	fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 12, 0, 30, 0, time.UTC))
-	ledger := NewMemoryLedger(fc)
-	s := NewScheduler(WithClock(fc), WithLedger(ledger), WithLogger(discard()), WithWakeInterval(0))
+	ledger := dstsafe.NewMemoryLedger(fc)
+	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithWakeInterval(0))
 	job := newBlockingJob()
-	require.NoError(t, s.Add("export", mustParse(t, "1 12 * * *"), job.run, WithTimeout(10*time.Second), WithLease(time.Hour, 0)))
+	require.NoError(t, s.Add("export", mustCron(t, "1 12 * * *"), job.run, dstsafe.WithTimeout(10*time.Second), dstsafe.WithLease(time.Hour, 0)))
 	h := startRun(t, s)
 	fc.Advance(30 * time.Second)
 	r := recv(t, job.started)
 	require.NoError(t, fc.BlockUntilContext(context.Background(), 3)) // loop, heartbeat and timeout timers
 	fc.Advance(10 * time.Second)
-	require.ErrorIs(t, recv(t, job.causes), ErrJobTimeout)
+	require.ErrorIs(t, recv(t, job.causes), dstsafe.ErrJobTimeout)
 	h.settle(fc.Now())
 	rec, err := ledger.Get(context.Background(), "export", r.Period)
 	require.NoError(t, err)
-	require.Equal(t, StateFailed, rec.State)
-}
-
-func mustParse(t *testing.T, spec string) *Cron {
-	t.Helper()
-	c, err := ParseCron(spec)
-	require.NoError(t, err)
-	return c
+	require.Equal(t, dstsafe.StateFailed, rec.State)
 }
 
 // gatedLedger is the real MemoryLedger with a gate in front of Heartbeat,
@@ -297,12 +311,12 @@ func mustParse(t *testing.T, spec string) *Cron {
 // heartbeat reaching the ledger: the moment a stalled process loses its
 // lease to another.
 type gatedLedger struct {
-	*MemoryLedger
+	*dstsafe.MemoryLedger
 	entered chan struct{}
 	gate    chan struct{}
 }
 
-func (g *gatedLedger) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (Record, error) {
+func (g *gatedLedger) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (dstsafe.Record, error) {
 	g.entered <- struct{}{}
 	<-g.gate
 	return g.MemoryLedger.Heartbeat(ctx, job, period, token, lease)
@@ -314,10 +328,10 @@ func (g *gatedLedger) Heartbeat(ctx context.Context, job, period string, token i
 // the record stays the new holder's.
 func TestLeaseLostCancelsJob(t *testing.T) {
 	fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 12, 0, 30, 0, time.UTC))
-	ledger := &gatedLedger{NewMemoryLedger(fc), make(chan struct{}, 1), make(chan struct{})}
-	s := NewScheduler(WithClock(fc), WithLedger(ledger), WithLogger(discard()), WithWakeInterval(0), WithOwner("a"))
+	ledger := &gatedLedger{dstsafe.NewMemoryLedger(fc), make(chan struct{}, 1), make(chan struct{})}
+	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithWakeInterval(0), dstsafe.WithOwner("a"))
 	job := newBlockingJob()
-	require.NoError(t, s.Add("export", mustParse(t, "1 12 * * *"), job.run, WithLease(30*time.Second, 20*time.Second)))
+	require.NoError(t, s.Add("export", mustCron(t, "1 12 * * *"), job.run, dstsafe.WithLease(30*time.Second, 20*time.Second)))
 	h := startRun(t, s)
 	fc.Advance(30 * time.Second)
 	r := recv(t, job.started)
@@ -325,17 +339,17 @@ func TestLeaseLostCancelsJob(t *testing.T) {
 	fc.Advance(31 * time.Second)                                      // heartbeat due at 20 s; the lease ran out at 30 s
 	recv(t, ledger.entered)
 
-	taken, err := ledger.Claim(context.Background(), ClaimRequest{
-		Job: "export", Period: r.Period, Owner: "b", Retry: RetryPolicy{MaxAttempts: 2, Abandoned: true},
+	taken, err := ledger.Claim(context.Background(), dstsafe.ClaimRequest{
+		Job: "export", Period: r.Period, Owner: "b", Retry: dstsafe.RetryPolicy{MaxAttempts: 2, Abandoned: true},
 	})
 	require.NoError(t, err)
 	close(ledger.gate)
-	require.ErrorIs(t, recv(t, job.causes), ErrLeaseLost)
+	require.ErrorIs(t, recv(t, job.causes), dstsafe.ErrLeaseLost)
 	h.settle(fc.Now())
 
 	rec, err := ledger.Get(context.Background(), "export", r.Period)
 	require.NoError(t, err)
-	require.Equal(t, StateRunning, rec.State)
+	require.Equal(t, dstsafe.StateRunning, rec.State)
 	require.Equal(t, "b", rec.Owner)
 	require.Equal(t, taken.Token, rec.Token)
 }
@@ -350,14 +364,12 @@ func TestShutdownDrain(t *testing.T) {
 		name := map[bool]string{true: "job finishes", false: "drain timeout"}[finishes]
 		t.Run(name, func(t *testing.T) {
 			fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 12, 0, 30, 0, time.UTC))
-			ledger := NewMemoryLedger(fc)
-			s := NewScheduler(WithClock(fc), WithLedger(ledger), WithLogger(discard()), WithWakeInterval(0), WithDrainTimeout(10*time.Second))
+			ledger := dstsafe.NewMemoryLedger(fc)
+			s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithWakeInterval(0), dstsafe.WithDrainTimeout(10*time.Second))
 			job := newBlockingJob()
-			require.NoError(t, s.Add("export", mustParse(t, "1 12 * * *"), job.run, WithLease(time.Minute, 20*time.Second)))
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			h := &harness{t: t, s: s, sim: &simulation{}}
-			go func() { done <- s.run1(ctx, h.sim) }()
+			require.NoError(t, s.Add("export", mustCron(t, "1 12 * * *"), job.run, dstsafe.WithLease(time.Minute, 20*time.Second)))
+			h, cancel := traceRun(t, s)
+			done := h.done
 			require.NoError(t, fc.BlockUntilContext(context.Background(), 1))
 			fc.Advance(30 * time.Second)
 			r := recv(t, job.started)
@@ -370,17 +382,17 @@ func TestShutdownDrain(t *testing.T) {
 				require.NoError(t, recv(t, done))
 				rec, err := ledger.Get(context.Background(), "export", r.Period)
 				require.NoError(t, err)
-				require.Equal(t, StateSucceeded, rec.State)
+				require.Equal(t, dstsafe.StateSucceeded, rec.State)
 				return
 			}
 			fc.Advance(10 * time.Second) // heartbeat at 20 s never comes: drain ends at 10 s
-			require.ErrorIs(t, recv(t, done), ErrDrainTimeout)
-			require.ErrorIs(t, recv(t, job.causes), ErrDrainTimeout)
+			require.ErrorIs(t, recv(t, done), dstsafe.ErrDrainTimeout)
+			require.ErrorIs(t, recv(t, job.causes), dstsafe.ErrDrainTimeout)
 			h.settle(fc.Now())
 			// The job honoured its context, so its outcome is still recorded.
 			rec, err := ledger.Get(context.Background(), "export", r.Period)
 			require.NoError(t, err)
-			require.Equal(t, StateFailed, rec.State)
+			require.Equal(t, dstsafe.StateFailed, rec.State)
 			require.NotEmpty(t, rec.Reason)
 		})
 	}
