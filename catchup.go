@@ -296,7 +296,8 @@ var resumeLookback = []time.Duration{3 * 24 * time.Hour, 40 * 24 * time.Hour, 40
 
 // prime sets j's cursor from the ledger: the claim time of its latest
 // record, or just before now for a job with no record (it starts fresh
-// and catches up nothing). When that record was made under another
+// and catches up nothing; a period due before now whose jittered start is
+// after it is still to come). When that record was made under another
 // schedule, it queues the edit, so that plan counts missed periods under
 // the schedule that was in force. A transient ledger error is retried
 // with backoff on the clock; it returns false when Run stops first or the
@@ -325,6 +326,12 @@ func (s *Scheduler) prime(rs *runState, j *job) bool {
 			continue
 		}
 		cursor := now.Add(-time.Nanosecond)
+		if o, ok := spec.nextAfter(now.Add(-spec.cfg.jitter)); ok && spec.cfg.jitter > 0 && !o.At.After(now) &&
+			spec.taskOf(j.name, o).start.After(now) {
+			// Due already, but its jittered start is still to come (at most
+			// one period is: the jitter is shorter than any interval).
+			cursor = o.At.Add(-time.Nanosecond)
+		}
 		var edits []edit
 		if len(recs) > 0 && !recs[len(recs)-1].StartedAt.After(now) {
 			last := recs[len(recs)-1]

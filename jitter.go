@@ -35,11 +35,13 @@ var ErrJitterTooLong = errors.New("dstsafe: jitter not shorter than the schedule
 // WithBounds), where the transitions shorten it: 23 h for a daily
 // America/Chicago job (the spring-forward day), 1 h for that job with
 // FoldBoth (both 01:30s of the fall-back night), 15 min for "*/15 * * *
-// *". The interval is computed from the schedule's own occurrences: every
-// pair among the first 20,000, every pair around each offset change of
-// its zone in the next 100 years (within a budget of a million
-// occurrences), and for a *Cron the exact shortest spacing of its wall
-// readings over a 400-year cycle of the calendar. A schedule with fewer
+// *". The interval is computed from the schedule's own occurrences, the
+// same way for a *Cron and for any other Schedule: every pair among the
+// first 20,000, and every pair within an hour of each offset change of
+// the zone they are in over the next 100 years (within a budget of a
+// million occurrences), where a fold or a gap can bring two occurrences
+// closer than anywhere else (Australia/Lord_Howe's 30-minute gap makes
+// "0,20,45 * * * *" with GapShift run 5 minutes apart). A schedule with fewer
 // than two occurrences takes any jitter. A negative max is an *ArgError
 // wrapping ErrInvalidRange; zero means no jitter (the default).
 func WithJitter(max time.Duration) JobOption {
@@ -93,12 +95,10 @@ func mix64(x uint64) uint64 {
 
 // Limits of shortestInterval.
 const (
-	intervalHead   = 20000          // occurrences walked from the start
-	intervalYears  = 100            // offset changes looked at
-	intervalBudget = 1_000_000      // occurrences walked around them in all
-	intervalWindow = 24 * time.Hour // looked at on each side of a change, at least
-	cronCycleYears = 400            // a full cycle of the Gregorian calendar
-	dayLen         = 24 * time.Hour // one civil day of wall readings
+	intervalHead   = 20000     // occurrences walked from the start
+	intervalYears  = 100       // offset changes looked at
+	intervalBudget = 1_000_000 // occurrences walked around them in all
+	intervalWindow = time.Hour // looked at on each side of a change, at least
 )
 
 // gapPair is the shortest interval found so far and where.
@@ -138,11 +138,6 @@ func (sp *jobSpec) shortestInterval(from time.Time) gapPair {
 			break
 		}
 	}
-	if sp.cron != nil {
-		if d, ok := sp.cron.wallInterval(); ok && (!best.ok || d < best.d) {
-			best = gapPair{d: d, ok: true}
-		}
-	}
 	// Offsets change the real length of the intervals near a change (a
 	// spring-forward day is 23 h, both readings of a fold can fire an
 	// hour apart): walk the occurrences around each later change.
@@ -176,68 +171,6 @@ func (sp *jobSpec) shortestInterval(from time.Time) gapPair {
 		}
 	}
 	return best
-}
-
-// wallInterval returns the shortest spacing of the cron's wall readings,
-// as if its zone never changed offset: the shortest of the spacings of
-// its times of day, and of the last time of a matching day to the first
-// of the next matching day, over a full 400-year cycle of the calendar
-// (so a day-of-month or weekday pattern that comes round once in decades
-// is seen). For @every it is the period.
-func (c *Cron) wallInterval() (time.Duration, bool) {
-	if c.never {
-		return 0, false
-	}
-	if c.every > 0 {
-		return time.Duration(c.every) * time.Second, true
-	}
-	first, ok := c.timeOfDay(0)
-	if !ok {
-		return 0, false
-	}
-	last, inDay := first, time.Duration(-1)
-	for t, ok := c.timeOfDay(first + 1); ok; t, ok = c.timeOfDay(t + 1) {
-		if d := time.Duration(t-last) * time.Second; inDay < 0 || d < inDay {
-			inDay = d
-		}
-		last = t
-		if inDay == time.Second {
-			break // nothing is shorter
-		}
-	}
-	// The fewest days between two matching days.
-	minDays := int64(-1)
-	prevDay := int64(0)
-	seen := false
-	y, m := 2000, time.January // any year: the cycle repeats
-	for range cronCycleYears*12 + 12 {
-		if c.month&(1<<m) != 0 {
-			first := daysFromCivil(y, m, 1)
-			for mask := c.dayMask(y, m); mask != 0; mask &= mask - 1 {
-				day := first + int64(bits.TrailingZeros32(mask)) - 1
-				if seen && (minDays < 0 || day-prevDay < minDays) {
-					minDays = day - prevDay
-				}
-				prevDay, seen = day, true
-			}
-		}
-		if minDays == 1 {
-			break
-		}
-		if m == time.December {
-			y, m = y+1, time.January
-		} else {
-			m++
-		}
-	}
-	best := inDay
-	if minDays > 0 {
-		across := time.Duration(minDays)*dayLen - time.Duration(last-first)*time.Second
-		if best < 0 || across < best {
-			best = across
-		}
-	}
-	return best, best > 0
 }
 
 // checkJitter refuses a jitter that is not shorter than the shortest

@@ -260,9 +260,10 @@ func (s *Scheduler) Update(name string, sched Schedule, opts ...JobOption) error
 	j.spec = spec
 	if spec.fp() != "" && sameSchedule(old.fp(), spec.fp()) {
 		// Same periods: cursor and next stay. A job that had nothing left
-		// (its runs used, its bounds passed) may have some again.
-		if s.run != nil && j.primed && !j.planning && j.qi < 0 && j.active == 0 {
-			j.fresh = false
+		// (its runs used, its bounds passed) may have some again, from the
+		// instant of the Update on.
+		if j.primed && !j.planning && j.qi < 0 && j.active == 0 {
+			j.cursor, j.fresh = at.Add(-time.Nanosecond), false
 			s.enqueue(j, at)
 		}
 		return nil

@@ -235,15 +235,20 @@ func TestOverlap(t *testing.T) {
 				before := h.parks()
 				fc.Advance(time.Minute) // the run before is still going
 				h.waitParks(before)
-				h.waitFor(func() bool { return ev.has(dstsafe.EventDue, p) })
 				switch tc.o {
+				case dstsafe.OverlapSkip:
+					h.waitFor(func() bool { return ev.has(dstsafe.EventSkipped, p) })
 				case dstsafe.OverlapAllow:
 					require.Equal(t, p, recv(t, job.started).Period)
 				case dstsafe.OverlapCancelRunning:
 					require.ErrorIs(t, recv(t, job.causes), dstsafe.ErrOverlapCancelled)
 					require.Equal(t, p, recv(t, job.started).Period, "the newer period starts once the cancelled one returned")
 				case dstsafe.OverlapQueue, dstsafe.OverlapBufferOne:
+					// The planner emits EventDue, then ends (or records the
+					// skip, then ends).
+					h.waitFor(func() bool { return ev.has(dstsafe.EventDue, p) })
 					if tc.o == dstsafe.OverlapBufferOne && p == p3 {
+						h.waitFor(func() bool { return ev.has(dstsafe.EventSkipped, p) })
 						break // skipped: one waits already
 					}
 					_, err := ledger.Get(context.Background(), "sync", p)

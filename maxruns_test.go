@@ -1,0 +1,178 @@
+package dstsafe_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dstsafe/dstsafe"
+)
+
+// succeeded counts job's succeeded periods in the ledger.
+func succeeded(t testing.TB, l dstsafe.Ledger, job string) int {
+	t.Helper()
+	n := 0
+	for _, r := range records(t, l, job) {
+		if r.State == dstsafe.StateSucceeded {
+			n++
+		}
+	}
+	return n
+}
+
+// WithMaxRuns(5) on a half-hourly Chicago job runs the first five
+// periods and then nothing: across the fold the two readings of 01:00
+// and of 01:30 are four periods and count four times; across the gap the
+// skipped 02:00 and 02:30 count for nothing. The periods are the oracle's.
+func TestMaxRunsAcrossTheNights(t *testing.T) {
+	chicago := zone(t, "America/Chicago")
+	for _, tc := range []struct {
+		night string
+		start time.Time
+	}{
+		{"fold", time.Date(2024, 11, 3, 5, 45, 0, 0, time.UTC)}, // 00:45 CDT
+		{"gap", time.Date(2024, 3, 10, 7, 15, 0, 0, time.UTC)},  // 01:15 CST
+	} {
+		t.Run(tc.night, func(t *testing.T) {
+			s, _, ledger := newSim(t, tc.start)
+			require.NoError(t, s.Add("sync", mustCron(t, "*/30 * * * *", dstsafe.WithLocation(chicago)), nop, dstsafe.WithMaxRuns(5)))
+			fires, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour)
+			require.NoError(t, err)
+			want := oracleFires(t, "America/Chicago", every(30), periodicPolicy, tc.start, tc.start.Add(24*time.Hour))[:5]
+			require.Equal(t, periods(want), firePeriods(fires, "sync"))
+			require.Len(t, records(t, ledger, "sync"), 5, "the periods after the fifth have no record: the job is done")
+			slots := records(t, ledger, "sync/max-runs")
+			require.Len(t, slots, 5)
+			for _, r := range slots {
+				require.Equal(t, dstsafe.StateSucceeded, r.State)
+			}
+			d, err := s.Describe(context.Background(), "sync", 3)
+			require.NoError(t, err)
+			require.Empty(t, d.Next)
+			require.Equal(t, 5, d.Runs)
+			require.Equal(t, 5, d.MaxRuns)
+			err = s.RunNow(context.Background(), "sync", "2024-"+tc.start.Format("01-02")+"T12:00:00")
+			require.ErrorIs(t, err, dstsafe.ErrMaxRuns)
+		})
+	}
+}
+
+// The count lives in the ledger: a Scheduler restarted after two of three
+// runs runs one more; failures free their slot; Update raising the limit
+// lets the job go on.
+func TestMaxRunsAcrossRestarts(t *testing.T) {
+	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
+	hourly := mustCron(t, "0 * * * *")
+	calls := 0
+	job := func(_ context.Context, r dstsafe.Run) error {
+		calls++
+		if calls == 2 {
+			return errors.New("transient")
+		}
+		return nil
+	}
+	a, clock, ledger := newSim(t, start)
+	require.NoError(t, a.Add("sync", hourly, job, dstsafe.WithMaxRuns(3)))
+	_, err := dstsafe.Simulate(context.Background(), a, 2*time.Hour) // 00:00 ok, 01:00 failed, 02:00 ok
+	require.NoError(t, err)
+	require.Equal(t, 2, succeeded(t, ledger, "sync"))
+
+	b := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
+	require.NoError(t, b.Add("sync", hourly, job, dstsafe.WithMaxRuns(3)))
+	fires, err := dstsafe.Simulate(context.Background(), b, 5*time.Hour)
+	require.NoError(t, err)
+	require.Equal(t, []string{"2024-06-01T03:00:00"}, firePeriods(fires, "sync"), "one run left")
+	require.Equal(t, 3, succeeded(t, ledger, "sync"))
+
+	require.NoError(t, b.Update("sync", hourly, dstsafe.WithMaxRuns(4)))
+	fires, err = dstsafe.Simulate(context.Background(), b, 5*time.Hour)
+	require.NoError(t, err)
+	require.Equal(t, []string{"2024-06-01T07:00:00"}, firePeriods(fires, "sync"), "the raised limit's one more, from the Update (07:00) on")
+	require.Equal(t, 4, succeeded(t, ledger, "sync"))
+}
+
+// The race of issue 12: two Schedulers sharing a ledger at n-1 runs each
+// start a different period at once. Each run blocks until the other
+// Scheduler has either started its run too or refused it; exactly one
+// runs and the other returns ErrMaxRuns, so n periods succeed, never
+// n+1. 100 rounds, each on a fresh ledger.
+func TestMaxRunsRaceAtTheLastRun(t *testing.T) {
+	const n = 3
+	start := time.Date(2024, 6, 10, 0, 0, 0, 0, time.UTC)
+	daily := mustCron(t, "0 6 * * *")
+	for round := range 100 {
+		a, clock, ledger := newSim(t, start, dstsafe.WithOwner("a"))
+		b := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithOwner("b"))
+		started, refused, release := make(chan string, 2), make(chan error, 2), make(chan struct{})
+		job := func(_ context.Context, r dstsafe.Run) error {
+			if r.RunDate.Day > 3 {
+				started <- r.Period
+				select {
+				case <-release:
+				case <-time.After(10 * time.Second): // safety net only
+					return errors.New("never released")
+				}
+			}
+			return nil
+		}
+		for _, s := range []*dstsafe.Scheduler{a, b} {
+			require.NoError(t, s.Add("sync", daily, job, dstsafe.WithMaxRuns(n)))
+		}
+		for d := 1; d < n; d++ { // n-1 runs used
+			require.NoError(t, a.RunNow(context.Background(), "sync", time.Date(2024, 6, d, 6, 0, 0, 0, time.UTC).Format("2006-01-02T15:04:05")))
+		}
+		var wg sync.WaitGroup
+		for i, s := range []*dstsafe.Scheduler{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := s.RunNow(context.Background(), "sync", time.Date(2024, 6, 4+i, 6, 0, 0, 0, time.UTC).Format("2006-01-02T15:04:05"))
+				if err != nil {
+					refused <- err
+				}
+			}()
+		}
+		var runs int
+		var errs []error
+		for range 2 {
+			select {
+			case <-started:
+				runs++
+			case err := <-refused:
+				errs = append(errs, err)
+			case <-time.After(10 * time.Second): // safety net only
+				t.Fatal("neither started nor refused")
+			}
+		}
+		close(release)
+		wg.Wait()
+		require.Equal(t, 1, runs, "round %d: both replicas ran the last run", round)
+		require.Len(t, errs, 1)
+		require.ErrorIs(t, errs[0], dstsafe.ErrMaxRuns)
+		require.Equal(t, n, succeeded(t, ledger, "sync"), "round %d", round)
+		skipped := 0
+		for _, r := range records(t, ledger, "sync") {
+			if r.State == dstsafe.StateSkipped {
+				require.Equal(t, "max runs: the job has used its runs", r.Reason)
+				skipped++
+			}
+		}
+		require.Equal(t, 1, skipped, "the refused period has its record")
+	}
+}
+
+// WithMaxRuns refuses a negative count and a job name that leaves no
+// room for the slots' key.
+func TestMaxRunsArguments(t *testing.T) {
+	s, _, _ := newSim(t, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
+	require.ErrorIs(t, s.Add("a", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(-1)), dstsafe.ErrInvalidRange)
+	name := strings.Repeat("j", dstsafe.MaxKeyLen-len("/max-runs")) // the longest name WithMaxRuns takes
+	require.NoError(t, s.Add(name, mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(1)))
+	require.ErrorIs(t, s.Add(name+"x", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(1)), dstsafe.ErrInvalidJobName)
+	require.NoError(t, s.Add("b", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(0)))
+}
