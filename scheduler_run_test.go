@@ -334,7 +334,9 @@ func (g *gatedLedger) Heartbeat(ctx context.Context, job, period string, token i
 func TestLeaseLostCancelsJob(t *testing.T) {
 	fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 12, 0, 30, 0, time.UTC))
 	ledger := &gatedLedger{dstsafe.NewMemoryLedger(fc), make(chan struct{}, 1), make(chan struct{})}
-	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithWakeInterval(0), dstsafe.WithOwner("a"))
+	ev := &eventLog{}
+	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithWakeInterval(0),
+		dstsafe.WithOwner("a"), dstsafe.WithObserver(ev))
 	job := newBlockingJob()
 	require.NoError(t, s.Add("export", mustCron(t, "1 12 * * *"), job.run, dstsafe.WithLease(30*time.Second, 20*time.Second)))
 	h := startRun(t, s)
@@ -357,6 +359,14 @@ func TestLeaseLostCancelsJob(t *testing.T) {
 	require.Equal(t, dstsafe.StateRunning, rec.State)
 	require.Equal(t, "b", rec.Owner)
 	require.Equal(t, taken.Token, rec.Token)
+	// The job returned its context's error: it failed, after losing its lease.
+	require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventLeaseLost, dstsafe.EventFailed},
+		ev.types("export", r.Period))
+	for _, e := range ev.all() {
+		if e.Type == dstsafe.EventLeaseLost {
+			require.ErrorIs(t, e.Err, dstsafe.ErrLeaseLost)
+		}
+	}
 }
 
 // Run drains on shutdown: a job that finishes within the drain timeout is
