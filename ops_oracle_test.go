@@ -4,6 +4,11 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
 // What the operating-jobs tests expect, from the cron oracle
@@ -72,5 +77,13 @@ func fireAt(f fire) time.Time { return time.Unix(f.At, 0) }
 func inRange(fires []fire, from, to time.Time) []fire {
 	return slices.DeleteFunc(slices.Clone(fires), func(f fire) bool {
 		return fireAt(f).Before(from) || !fireAt(f).Before(to)
+	})
+}
+
+// The runner's operating features on the MemoryLedger, through the suite
+// every backend runs.
+func TestSchedulerSuiteMemory(t *testing.T) {
+	dstsafetest.RunSchedulerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+		return dstsafe.NewMemoryLedger(clock)
 	})
 }

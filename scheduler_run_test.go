@@ -412,3 +412,67 @@ func TestShutdownDrain(t *testing.T) {
 		})
 	}
 }
+
+// The overlap policies across the 2024-11-03 fold, the clock moved by
+// hand: a half-hourly job whose every run outlasts the next period sees
+// 01:00 and 01:30 twice (CDT, then CST). CancelRunning cancels each run
+// for the next, both readings included, and the last one runs to the end.
+// BufferOne lets 01:30 CDT wait behind 01:00 CDT; a Pause while it waits
+// makes it skip ("paused") once 01:00 CDT returns, and the readings after
+// it come due paused. The periods are the oracle's.
+func TestOverlapAcrossTheFold(t *testing.T) {
+	chicago := zone(t, "America/Chicago")
+	start := time.Date(2024, 11, 3, 5, 45, 0, 0, time.UTC) // 00:45 CDT
+	want := oracleFires(t, "America/Chicago", every(30), periodicPolicy, start, start.Add(150*time.Minute))
+	require.Len(t, want, 5) // 01:00, 01:30 CDT, 01:00, 01:30 CST, 02:00 CST
+	require.Equal(t, "2024-11-03T01:00:00;fold=1", want[2].Period)
+	for _, o := range []dstsafe.Overlap{dstsafe.OverlapCancelRunning, dstsafe.OverlapBufferOne} {
+		t.Run(o.String(), func(t *testing.T) {
+			fc := clockwork.NewFakeClockAt(start)
+			ledger := dstsafe.NewMemoryLedger(fc)
+			ev := &eventLog{}
+			s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()),
+				dstsafe.WithWakeInterval(0), dstsafe.WithObserver(ev))
+			job := newBlockingJob()
+			require.NoError(t, s.Add("sync", mustCron(t, "*/30 * * * *", dstsafe.WithLocation(chicago)), job.run,
+				dstsafe.WithOverlap(o), dstsafe.WithLease(24*time.Hour, 0)))
+			h := startRun(t, s)
+			for i, f := range want {
+				before := h.parks()
+				fc.Advance(fireAt(f).Sub(fc.Now()))
+				h.waitParks(before)
+				switch {
+				case o == dstsafe.OverlapCancelRunning:
+					if i > 0 {
+						require.ErrorIs(t, recv(t, job.causes), dstsafe.ErrOverlapCancelled)
+					}
+					require.Equal(t, f.Period, recv(t, job.started).Period)
+				case i == 0:
+					require.Equal(t, f.Period, recv(t, job.started).Period)
+				case i == 1:
+					h.waitFor(func() bool { return ev.has(dstsafe.EventDue, f.Period) })
+					require.NoError(t, s.Pause(context.Background(), "sync", "freeze"))
+				default:
+					h.waitFor(func() bool { return ev.has(dstsafe.EventSkipped, f.Period) })
+				}
+			}
+			job.release <- nil
+			h.settle(fc.Now())
+			require.Empty(t, job.started)
+			recs := records(t, ledger, "sync")
+			require.Len(t, recs, len(want))
+			for i, f := range want {
+				r := recs[f.Period]
+				switch {
+				case o == dstsafe.OverlapCancelRunning && i < len(want)-1:
+					require.Equal(t, dstsafe.StateFailed, r.State, f.Period)
+				case o == dstsafe.OverlapCancelRunning, i == 0:
+					require.Equal(t, dstsafe.StateSucceeded, r.State, f.Period)
+				default: // 01:30 CDT waited, then the job was paused; the rest came due paused
+					require.Equal(t, dstsafe.StateSkipped, r.State, f.Period)
+					require.Equal(t, "paused", r.Reason, f.Period)
+				}
+			}
+		})
+	}
+}
