@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
@@ -175,4 +176,44 @@ func TestMaxRunsArguments(t *testing.T) {
 	require.NoError(t, s.Add(name, mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(1)))
 	require.ErrorIs(t, s.Add(name+"x", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(1)), dstsafe.ErrInvalidJobName)
 	require.NoError(t, s.Add("b", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(0)))
+}
+
+// slotThief is the real MemoryLedger where, just before the holder of a
+// run slot records its success, the slot's lease runs out and another
+// replica takes it over: the moment a stalled process loses its slot.
+type slotThief struct {
+	*dstsafe.MemoryLedger
+	clock *clockwork.FakeClock
+}
+
+func (l slotThief) Finish(ctx context.Context, job, period string, token int64, state dstsafe.State, reason string) (dstsafe.Record, error) {
+	if strings.HasSuffix(job, "/max-runs") && state == dstsafe.StateSucceeded {
+		l.clock.Advance(2 * dstsafe.DefaultLease)
+		if _, err := l.MemoryLedger.Claim(ctx, dstsafe.ClaimRequest{Job: job, Period: period, Owner: "thief",
+			Retry: dstsafe.RetryPolicy{MaxAttempts: 99, Abandoned: true}}); err != nil {
+			return dstsafe.Record{}, err
+		}
+	}
+	return l.MemoryLedger.Finish(ctx, job, period, token, state, reason)
+}
+
+// A run whose slot was taken over before its success was recorded is
+// recorded failed, not succeeded: the count never passes n, even when
+// the slot's new holder succeeds too.
+func TestMaxRunsSlotLostBeforeSuccess(t *testing.T) {
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 6, 2, 0, 0, 0, 0, time.UTC))
+	ledger := slotThief{dstsafe.NewMemoryLedger(clock), clock}
+	ev := &eventLog{}
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithObserver(ev))
+	require.NoError(t, s.Add("sync", mustCron(t, "0 6 * * *"), nop, dstsafe.WithMaxRuns(1)))
+	err := s.RunNow(context.Background(), "sync", "2024-06-01T06:00:00")
+	require.ErrorIs(t, err, dstsafe.ErrLeaseLost)
+	rec, err := ledger.Get(context.Background(), "sync", "2024-06-01T06:00:00")
+	require.NoError(t, err)
+	require.Equal(t, dstsafe.StateFailed, rec.State)
+	require.Zero(t, succeeded(t, ledger, "sync"))
+	slot := records(t, ledger, "sync/max-runs")["0000000001"]
+	require.Equal(t, "thief", slot.Owner)
+	require.True(t, ev.has(dstsafe.EventFailed, "2024-06-01T06:00:00"))
+	require.False(t, ev.has(dstsafe.EventSucceeded, "2024-06-01T06:00:00"))
 }
