@@ -143,7 +143,7 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		fc.Advance(30 * time.Second)
 		r := recv(t, job.started)
 		require.NoError(t, fc.BlockUntilContext(ctx, 2)) // loop and heartbeat timers
-		fc.Advance(20 * time.Second) // the heartbeat fails; the lease holds until 30 s
+		fc.Advance(20 * time.Second)                     // the heartbeat fails; the lease holds until 30 s
 		require.NoError(t, fc.BlockUntilContext(ctx, 2))
 		fc.Advance(11 * time.Second) // 31 s: abandoned
 		_, err := ledger.Claim(ctx, dstsafe.ClaimRequest{Job: "export", Period: r.Period, Owner: "b",
