@@ -65,7 +65,7 @@ func (s *Scheduler) Describe(ctx context.Context, job string, n int) (Descriptio
 	}
 	cfg := &spec.cfg
 	d := Description{Job: job, Schedule: spec.sched, Overlap: cfg.overlap, CatchUp: cfg.catchUp, Jitter: cfg.jitter,
-		Start: cfg.boundStart, End: cfg.boundEnd, MaxRuns: cfg.maxRuns}
+		Start: cfg.startOf(), End: cfg.endOf(), MaxRuns: cfg.maxRuns}
 	fail := func(err error) (Description, error) { return Description{}, &JobError{Job: job, Err: err} }
 	now := s.clock.Now()
 	if cfg.maxRuns > 0 {

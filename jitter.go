@@ -118,10 +118,7 @@ func (g *gapPair) see(a, b time.Time) {
 // occurrences of sp from from on (see WithJitter for what is looked at).
 func (sp *jobSpec) shortestInterval(from time.Time) gapPair {
 	var best gapPair
-	horizon := from.AddDate(intervalYears, 0, 0)
-	if e := sp.cfg.boundEnd; !e.IsZero() && e.Before(horizon) {
-		horizon = e
-	}
+	horizon := from.AddDate(intervalYears, 0, 0) // nextAfter stops at the bounds' end
 	prev, ok := sp.nextAfter(from.Add(-time.Nanosecond))
 	if !ok {
 		return best

@@ -117,8 +117,7 @@ type jobConfig struct {
 	runDateLoc   *time.Location
 	scheduleLoc  *time.Location
 	jitter       time.Duration
-	boundStart   time.Time // WithBounds; zero: none
-	boundEnd     time.Time
+	bounds       *bounds // WithBounds; nil: none
 	maxRuns      int
 	pauseAfter   int   // WithPauseOnFailure; 0: never
 	err          error // the first bad option, returned by Add
@@ -237,8 +236,30 @@ func WithBounds(start, end time.Time) JobOption {
 				ErrInvalidRange, end.Format(time.RFC3339), start.Format(time.RFC3339))})
 			return
 		}
-		c.boundStart, c.boundEnd = start, end
+		c.bounds = &bounds{start, end}
+		if start.IsZero() && end.IsZero() {
+			c.bounds = nil
+		}
 	}
+}
+
+// bounds are WithBounds' instants; a zero one is open. A pointer in
+// jobConfig, which every job has: most jobs have none.
+type bounds struct{ start, end time.Time }
+
+// startOf and endOf are the bounds of c, zero when open.
+func (c *jobConfig) startOf() time.Time {
+	if c.bounds == nil {
+		return time.Time{}
+	}
+	return c.bounds.start
+}
+
+func (c *jobConfig) endOf() time.Time {
+	if c.bounds == nil {
+		return time.Time{}
+	}
+	return c.bounds.end
 }
 
 // fail keeps the first bad option's error for Add.

@@ -148,11 +148,14 @@ func isNilCron(sched Schedule) bool {
 // nextAfter returns the spec's first occurrence strictly after t, within
 // the job's bounds (WithBounds).
 func (sp *jobSpec) nextAfter(t time.Time) (Occurrence, bool) {
-	if b := sp.cfg.boundStart; !b.IsZero() && t.Before(b) {
+	if sp.cfg.bounds == nil {
+		return sp.nextOf(t)
+	}
+	if b := sp.cfg.bounds.start; !b.IsZero() && t.Before(b) {
 		t = b.Add(-time.Nanosecond)
 	}
 	o, ok := sp.nextOf(t)
-	if !ok || (!sp.cfg.boundEnd.IsZero() && o.At.After(sp.cfg.boundEnd)) {
+	if !ok || (!sp.cfg.bounds.end.IsZero() && o.At.After(sp.cfg.bounds.end)) {
 		return Occurrence{}, false
 	}
 	return o, true
