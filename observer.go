@@ -63,7 +63,8 @@ const (
 	// found it due (on time, or missed and about to be caught up or
 	// skipped), or RunNow or Backfill is about to claim it. Every period
 	// a Scheduler handles starts with one EventDue; EventClaimed,
-	// EventClaimedElsewhere or EventSkipped follows.
+	// EventClaimedElsewhere or EventSkipped follows (unless Run stops, or
+	// the job is removed, while the period waits behind a running one).
 	EventDue EventType = iota + 1
 	// EventClaimed: this Scheduler claimed the period in its ledger
 	// (Attempt set; a retry claims again).

@@ -23,7 +23,9 @@ const (
 // paused is recorded as skipped with reason "paused", by whichever replica
 // plans it first, and does not run. The pause is durable: a restart, or a
 // replica started later, finds it in the ledger. A run already started
-// finishes; RunNow and Backfill still run periods by hand.
+// finishes; a period waiting behind it (OverlapQueue, OverlapBufferOne,
+// OverlapCancelRunning) is skipped as paused when its turn comes; RunNow
+// and Backfill still run periods by hand.
 //
 // Pause records this Scheduler's owner as Pause.By and reason as given;
 // pausing a paused job changes nothing (the first reason and time stay).
