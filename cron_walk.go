@@ -64,14 +64,26 @@ type wallSource struct {
 	cron *Cron
 	memo matchMemo
 	rule *RRule
+	// none, when set, is a reading at or after which there is none: a
+	// rule past its COUNT or UNTIL, or a spec that never fires.
+	none    int64
+	noneSet bool
 }
 
 // find returns the first wall reading at or after from.
-func (s *wallSource) find(from int64) (int64, bool) {
-	if s.cron != nil {
-		return s.memo.find(s.cron, from)
+func (s *wallSource) find(from int64) (w int64, ok bool) {
+	if s.noneSet && from >= s.none {
+		return 0, false
 	}
-	return s.rule.firstWall(from)
+	if s.cron != nil {
+		w, ok = s.memo.find(s.cron, from)
+	} else {
+		w, ok = s.rule.firstWall(from)
+	}
+	if !ok && (!s.noneSet || from < s.none) {
+		s.none, s.noneSet = from, true
+	}
+	return w, ok
 }
 
 // walkZone finds the first occurrence at or after instant tmin of the wall
@@ -94,6 +106,15 @@ func walkZone(src *wallSource, loc *time.Location, fold FoldPolicy, gap GapPolic
 	ps := at[j]
 	for tmin <= maxCronUnix {
 		o := int64(off[j])
+		if src.noneSet {
+			// The lowest reading this period can ask for (a gap's
+			// skipped readings start at ps+off[j-1]): past the last
+			// reading there is, stop.
+			low := min(o, int64(off[max(j-1, 0)]))
+			if min(ps, tmin)+low >= src.none {
+				return match{}, false
+			}
+		}
 		pe := int64(math.MaxInt64)
 		last := j+1 == len(at)
 		if !last {
