@@ -210,12 +210,12 @@ func TestZonedCalendarDays(t *testing.T) {
 		at   string // the first instant, if known from the law
 	}
 	for _, tc := range []day{
-		{"America/Santiago", date(2019, 9, 8), "2019-09-08T01:00:00-03:00"},  // 00:00 -04 -> 01:00 -03
-		{"America/Havana", date(2024, 3, 10), "2024-03-10T01:00:00-04:00"},   // 00:00 CST -> 01:00 CDT
-		{"America/Havana", date(2024, 11, 3), "2024-11-03T00:00:00-04:00"},   // 01:00 CDT -> 00:00 CST: the first midnight
-		{"Asia/Beirut", date(2024, 3, 31), "2024-03-31T01:00:00+03:00"},      // 00:00 EET -> 01:00 EEST
+		{"America/Santiago", date(2019, 9, 8), "2019-09-08T01:00:00-03:00"},   // 00:00 -04 -> 01:00 -03
+		{"America/Havana", date(2024, 3, 10), "2024-03-10T01:00:00-04:00"},    // 00:00 CST -> 01:00 CDT
+		{"America/Havana", date(2024, 11, 3), "2024-11-03T00:00:00-04:00"},    // 01:00 CDT -> 00:00 CST: the first midnight
+		{"Asia/Beirut", date(2024, 3, 31), "2024-03-31T01:00:00+03:00"},       // 00:00 EET -> 01:00 EEST
 		{"America/Sao_Paulo", date(2018, 11, 4), "2018-11-04T01:00:00-02:00"}, // 00:00 -03 -> 01:00 -02
-		{"Pacific/Apia", date(2011, 12, 30), "2011-12-31T00:00:00+14:00"},    // skipped: empty, at the next day's start
+		{"Pacific/Apia", date(2011, 12, 30), "2011-12-31T00:00:00+14:00"},     // skipped: empty, at the next day's start
 	} {
 		z := zoneNamed(t, tc.zone)
 		cal := dstsafe.CalendarIn(dstsafe.Dates(tc.d), z.Loc)
