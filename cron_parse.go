@@ -38,7 +38,9 @@ func (e *ParseError) Unwrap() error { return e.Err }
 //   - five fields, minute hour day-of-month month day-of-week (six with
 //     [WithSeconds], seconds first), each a list of *, ?, n, a-b, */s, a-b/s,
 //     n/s (n to the end, step s); months JAN-DEC and weekdays SUN-SAT by name
-//     (any case); day-of-week 7 is Sunday too;
+//     (any case); day-of-week 7 is Sunday too; a number is what
+//     strconv.Atoi reads, as in robfig/cron v3: "+5" and "05" are 5, while
+//     a minus sign is refused ("-1", "*/-5");
 //   - Vixie cron's rule: when both day fields are restricted, a day matches
 //     if either matches ("0 0 1 * MON": the 1st and every Monday);
 //   - Quartz extensions: L (last day of the month), LW (last weekday of the

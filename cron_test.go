@@ -661,3 +661,29 @@ func TestParseCronHugeStepTerminates(t *testing.T) {
 	assert.Equal(t, mustTime(t, "2024-01-01T01:00:00Z"), c.Next(mustTime(t, "2024-01-01T00:00:00Z")))
 	assert.Equal(t, mustTime(t, "2024-01-01T02:00:00Z"), c.Next(mustTime(t, "2024-01-01T01:00:00Z")))
 }
+
+// TestParseCronPlusSign: a number is what strconv.Atoi reads, as robfig/cron
+// v3 has it ("+5" and "05" are 5; bench/ checks robfig agrees on the
+// standard fields), in the Quartz extensions too; a minus sign is refused.
+func TestParseCronPlusSign(t *testing.T) {
+	for _, tc := range []struct{ spec, same string }{
+		{"+1 * * * *", "1 * * * *"},
+		{"*/+15 +09 * * *", "*/15 9 * * *"},
+		{"0 0 +1-+5,+20 * *", "0 0 1-5,20 * *"},
+		{"0 0 +15W * *", "0 0 15W * *"},
+		{"0 0 * * MON#+2", "0 0 * * MON#2"},
+		{"0 0 * * +5L", "0 0 * * 5L"},
+	} {
+		a, b := mustCron(t, tc.spec), mustCron(t, tc.same)
+		at, bt := mustTime(t, "2024-01-01T00:00:00Z"), mustTime(t, "2024-01-01T00:00:00Z")
+		for k := range 30 {
+			at, bt = a.Next(at), b.Next(bt)
+			require.True(t, at.Equal(bt), "%q fire %d at %v, %q at %v", tc.spec, k, at, tc.same, bt)
+		}
+	}
+	for _, spec := range []string{"0 0 -15W * *", "0 0 * * MON#-2", "0 0 * * -5L", "0 0 * * MON#++2"} {
+		var pe *dstsafe.ParseError
+		_, err := dstsafe.ParseCron(spec)
+		require.ErrorAs(t, err, &pe, spec)
+	}
+}

@@ -199,3 +199,30 @@ func TestDateArithmeticAgreesWithTime(t *testing.T) {
 		}
 	}
 }
+
+func TestCivilDayArithmetic(t *testing.T) {
+	// Cross-check the calendar arithmetic against the time package over
+	// a wide span, proleptic Gregorian on both sides.
+	for days := int64(-800_000); days <= 800_000; days += 97 {
+		tm := time.Unix(days*dstsafe.SecondsPerDay, 0).UTC()
+		y, m, d := dstsafe.CivilFromDays(days)
+		require.Equal(t, []int{tm.Year(), int(tm.Month()), tm.Day()}, []int{y, int(m), d}, "day %d", days)
+		require.Equal(t, days, dstsafe.DaysFromCivil(y, m, d))
+		require.Equal(t, tm.Weekday(), dstsafe.WeekdayOf(days))
+	}
+}
+
+func TestCivilFromDaysFastMatchesSlow(t *testing.T) {
+	for _, z := range []int64{-12_699_422, -12_699_421, -1, 0, 1, 59, 60, 365, 10956, 1 << 29, 1<<29 + 1} {
+		y1, m1, d1 := dstsafe.CivilFromDays(z)
+		y2, m2, d2 := dstsafe.CivilFromDaysSlow(z)
+		require.Equal(t, []int{y2, int(m2), d2}, []int{y1, int(m1), d1}, "day %d", z)
+	}
+	for z := int64(-12_699_422); z < 1<<29; z += 9973 {
+		y1, m1, d1 := dstsafe.CivilFromDays(z)
+		y2, m2, d2 := dstsafe.CivilFromDaysSlow(z)
+		if y1 != y2 || m1 != m2 || d1 != d2 {
+			t.Fatalf("day %d: fast %d-%d-%d, slow %d-%d-%d", z, y1, m1, d1, y2, m2, d2)
+		}
+	}
+}

@@ -11,8 +11,16 @@ import (
 
 // Internals the external tests (package dstsafe_test) use.
 
-// WallOfNaive is wallOfNaive: the Wall whose naive seconds are s.
-var WallOfNaive = wallOfNaive
+// The calendar arithmetic Date and Wall share, checked against the time
+// package in date_test.go.
+var (
+	CivilFromDays     = civilFromDays
+	CivilFromDaysSlow = civilFromDaysSlow
+	DaysFromCivil     = daysFromCivil
+	WeekdayOf         = weekdayOf
+)
+
+const SecondsPerDay = secondsPerDay
 
 // InstallZoneTable replaces loc's cached offset table with one that ends
 // at unix second end, as if it had been built only that far, and reports

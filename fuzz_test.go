@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +22,7 @@ var malformedSpecs = []string{
 	"CRON_TZ=Local 0 0 * * *", "CRON_TZ=Nowhere/Atlantis 0 0 * * *", "CRON_TZ=../../etc/passwd 0 0 * * *",
 	"* * * *", "* * * * * *", "60 * * * *", "* 24 * * *", "* * 0 * *", "* * 32 * *", "* * * 13 *", "* * * * 8",
 	"*/0 * * * *", "5-1 * * * *", "1-2-3 * * * *", "1/2/3 * * * *", ",1 * * * *", "1,, * * * *", "-1 * * * *",
-	"+1 * * * *", "0x1 * * * *", "@every", "@every 0s", "@every -1h", "@every 1.5s", "@every 500ms", "@reboot",
+	"+-1 * * * *", "++1 * * * *", "*/-5 * * * *", "1--5 * * * *", "0x1 * * * *", "@every", "@every 0s", "@every -1h", "@every 1.5s", "@every 500ms", "@reboot",
 	"@yearly extra", "L * * * *", "* * 0W * *", "* * * * 8L", "* * * * MON#6", "* * * * #", "* * * * L#1",
 	"\x00 * * * *", "* * * JANUARY *",
 }
@@ -35,6 +37,89 @@ var everySpecs = []string{
 }
 
 func fuzzZone(zs []tzZone, i uint16) tzZone { return zs[int(i)%len(zs)] }
+
+// zoneIndex is the fuzz input that picks zone name out of zs.
+func zoneIndex(tb testing.TB, zs []tzZone, name string) uint16 {
+	tb.Helper()
+	for i, z := range zs {
+		if z.Name == name {
+			return uint16(i)
+		}
+	}
+	tb.Fatalf("zone %s is not in the tz database", name)
+	return 0
+}
+
+// TestMalformedSpecs: every spec of the list the fuzz targets are seeded
+// with is refused with a *ParseError, so the list cannot hold a spec
+// ParseCron accepts (it held "+1 * * * *", which is minute 1: numbers are
+// what strconv.Atoi reads, as in robfig/cron v3).
+func TestMalformedSpecs(t *testing.T) {
+	for _, spec := range malformedSpecs {
+		c, err := dstsafe.ParseCron(spec)
+		var pe *dstsafe.ParseError
+		if !errors.As(err, &pe) || c != nil {
+			t.Errorf("ParseCron(%q) = %v, %v; want nil and a *ParseError", spec, c, err)
+		}
+	}
+}
+
+// dailyTimeOfDay reads a fixed-time daily spec from its text alone: "M H *
+// * *" (or "S M H * * *" with seconds) with plain decimal numbers, after
+// an optional CRON_TZ= or TZ= prefix. It returns the second of the day the
+// spec names, or false for any other spec.
+func dailyTimeOfDay(spec string, seconds bool) (int64, bool) {
+	f := strings.Fields(spec)
+	if len(f) > 0 && (strings.HasPrefix(f[0], "CRON_TZ=") || strings.HasPrefix(f[0], "TZ=")) {
+		f = f[1:]
+	}
+	if !seconds {
+		f = append([]string{"0"}, f...)
+	}
+	if len(f) != 6 || f[3] != "*" || f[4] != "*" || f[5] != "*" {
+		return 0, false
+	}
+	var v [3]int64
+	for i, lim := range [3]int64{60, 60, 24} {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil || n < 0 || n >= lim || f[i][0] == '+' {
+			return 0, false
+		}
+		v[i] = n
+	}
+	return v[2]*3600 + v[1]*60 + v[0], true
+}
+
+// checkDaily holds a fixed-time daily job's fires, from the instant from
+// on, to the brute-force answer for the same days: the oracle scans the
+// zone's offsets with the time package (every 10 minutes, bisecting each
+// change), resolves the wall on every civil date under p, and the fires
+// must equal it, fire for fire (instant, wall, kind, period key), never
+// before a gap they were shifted across; when p fires each wall once
+// (not FoldBoth, not GapSkip) there is exactly one fire for every civil
+// date that exists, and with GapShift none for a date that does not (Apia
+// 2011-12-30; GapAtTransition fires its wall at the transition).
+func checkDaily(t *testing.T, c *dstsafe.Cron, tod int64, p policy, from time.Time, got []dstsafe.Occurrence) {
+	t.Helper()
+	if len(got) == 0 {
+		t.Fatalf("%s: a daily spec never fires after %v", c, from)
+	}
+	lo, hi := from.Unix(), got[len(got)-1].At.Unix()
+	z := tzZone{Name: c.Location().String(), Loc: c.Location()}
+	o := &zoneOracle{zone: z, spans: []oracleSpan{{
+		lo: lo - 3*maxOff, hi: hi + 3*maxOff, first: offsetOf(z.Loc, lo-3*maxOff),
+		ch: scanChanges(z.Loc, lo-3*maxOff, hi+3*maxOff, 600),
+	}}}
+	f := &failBudget{tb: t}
+	compareFires(f, c, got, expectFires(o, dailyWalls(tod, lo, hi), p, lo, hi))
+	if p.fold != dstsafe.FoldBoth && p.gap != dstsafe.GapSkip {
+		exist, missing := existingDates(o, lo, hi)
+		if p.gap == dstsafe.GapAtTransition {
+			missing = nil // a skipped date's wall fires at the transition, as that date
+		}
+		checkDailyOnce(f, c, got, exist, missing)
+	}
+}
 
 // FuzzParseCron: ParseCron never panics; every refusal is a *ParseError;
 // every accepted spec fires at strictly increasing instants and Next
@@ -75,16 +160,25 @@ func FuzzParseCron(f *testing.F) {
 		if fold%6 > uint8(dstsafe.FoldBoth) || gap%6 > uint8(dstsafe.GapSkip) || key%4 > uint8(dstsafe.ByDate) {
 			t.Fatalf("ParseCron(%q) accepted fold %d, gap %d, key %d", spec, fold%6, gap%6, key%4)
 		}
-		at := time.Unix(clampUnix(from), 0)
+		start := time.Unix(clampUnix(from), 0)
+		at := start
+		var got []dstsafe.Occurrence
 		for range 50 {
 			next := c.Next(at)
 			if next.IsZero() {
-				return
+				break
 			}
 			if !next.After(at) {
 				t.Fatalf("%q: Next(%v) = %v, not strictly after", spec, at, next)
 			}
+			occ, _ := c.NextOccurrence(at)
+			got = append(got, occ)
 			at = next
+		}
+		if tod, ok := dailyTimeOfDay(spec, seconds); ok {
+			p := defaultPolicy(true).with(dstsafe.FoldPolicy(fold%6), dstsafe.GapPolicy(gap%6))
+			p.key = dstsafe.PeriodKey(key % 4)
+			checkDaily(t, c, tod, p, start, got)
 		}
 	})
 }
@@ -104,14 +198,7 @@ func clampUnix(s int64) int64 {
 // occurrence reads as its wall unless the wall fell in a gap.
 func FuzzNext(f *testing.F) {
 	zs := allZones(f)
-	index := func(name string) uint16 {
-		for i, z := range zs {
-			if z.Name == name {
-				return uint16(i)
-			}
-		}
-		return 0
-	}
+	index := func(name string) uint16 { return zoneIndex(f, zs, name) }
 	for _, tc := range famousCronCases {
 		f.Add(tc.spec, index(tc.zone), tc.from.Unix(), int64(0))
 	}
@@ -125,7 +212,14 @@ func FuzzNext(f *testing.F) {
 			return
 		}
 		loc := c.Location() // a CRON_TZ= prefix wins over WithLocation
-		at := time.Unix(clampUnix(from), int64(uint64(nsec)%1e9))
+		start := time.Unix(clampUnix(from), int64(uint64(nsec)%1e9))
+		at := start
+		var got []dstsafe.Occurrence
+		defer func() {
+			if tod, ok := dailyTimeOfDay(spec, false); ok && !t.Failed() {
+				checkDaily(t, c, tod, fixedPolicy, start, got)
+			}
+		}()
 		for range 20 {
 			occ, ok := c.NextOccurrence(at)
 			next := c.Next(at)
@@ -148,8 +242,50 @@ func FuzzNext(f *testing.F) {
 			if occ.Kind == dstsafe.Gap && occ.At.Before(r.Transition.At) {
 				t.Fatalf("%q in %s: gap wall %v fires at %v, before the transition %v", spec, loc, occ.Wall, occ.At, r.Transition.At)
 			}
+			got = append(got, occ)
 			at = next
 		}
+	})
+}
+
+// FuzzDaily: a fixed-time daily spec ("S M H * * *") in any zone, from any
+// instant, under any fold and gap policy, fires where brute force over the
+// time package's offsets says, once for every civil date that exists when
+// the policy fires each wall once (checkDaily). Unlike FuzzNext, every input
+// is such a spec.
+func FuzzDaily(f *testing.F) {
+	zs := allZones(f)
+	index := func(name string) uint16 { return zoneIndex(f, zs, name) }
+	for _, tc := range famousCronCases {
+		if tod, ok := dailyTimeOfDay(tc.spec, false); ok {
+			for p := range uint8(4) {
+				f.Add(index(tc.zone), tc.from.Unix(), uint32(tod), p, p)
+			}
+		}
+	}
+	f.Add(index("Australia/Lord_Howe"), time.Date(2024, 10, 1, 0, 0, 0, 0, time.UTC).Unix(), uint32(2*3600+15*60), uint8(0), uint8(0)) // 30-minute gap
+	f.Add(index("Pacific/Apia"), time.Date(2011, 12, 20, 0, 0, 0, 0, time.UTC).Unix(), uint32(0), uint8(0), uint8(0))                  // the skipped day, midnight
+	f.Add(index("America/Nuuk"), time.Date(2024, 3, 25, 0, 0, 0, 0, time.UTC).Unix(), uint32(23*3600+30*60), uint8(0), uint8(0))       // gap 23:00-24:00
+	f.Fuzz(func(t *testing.T, zone uint16, from int64, tod uint32, fold, gap uint8) {
+		z := fuzzZone(zs, zone)
+		sec := int64(tod % 86400)
+		spec := fmt.Sprintf("%d %d %d * * *", sec%60, sec/60%60, sec/3600)
+		fp, gp := dstsafe.FoldPolicy(fold%4), dstsafe.GapPolicy(gap%4)
+		c, err := dstsafe.ParseCron(spec, dstsafe.WithSeconds(), dstsafe.WithLocation(z.Loc), dstsafe.WithFold(fp), dstsafe.WithGap(gp))
+		if err != nil {
+			t.Fatalf("ParseCron(%q): %v", spec, err)
+		}
+		start := time.Unix(clampUnix(from), 0)
+		got, at := []dstsafe.Occurrence(nil), start
+		for range 30 {
+			occ, ok := c.NextOccurrence(at)
+			if !ok || !occ.At.After(at) {
+				t.Fatalf("%s in %s: NextOccurrence(%v) = %v, %v", spec, z.Name, at, occ.At, ok)
+			}
+			got = append(got, occ)
+			at = occ.At
+		}
+		checkDaily(t, c, sec, defaultPolicy(true).with(fp, gp), start, got)
 	})
 }
 
@@ -157,14 +293,7 @@ func FuzzNext(f *testing.F) {
 // every instant they call a reading of the wall reads back as it.
 func FuzzResolve(f *testing.F) {
 	zs := allZones(f)
-	index := func(name string) uint16 {
-		for i, z := range zs {
-			if z.Name == name {
-				return uint16(i)
-			}
-		}
-		return 0
-	}
+	index := func(name string) uint16 { return zoneIndex(f, zs, name) }
 	add := func(w dstsafe.Wall, zone string) {
 		for d := range uint8(5) {
 			f.Add(w.Year, int(w.Month), w.Day, w.Hour, w.Minute, w.Second, w.Nanosecond, index(zone), d)

@@ -18,93 +18,6 @@ import (
 // it (the time package's offsets), then the fold and gap policies of
 // DESIGN.md are applied by plain arithmetic.
 
-// fire is one expected firing.
-type fire struct {
-	At     int64 // unix second
-	Wall   int64 // naive seconds of the scheduled wall reading
-	Kind   dstsafe.Kind
-	Second bool // the second reading of a repeated wall
-	Gap    offChange
-}
-
-// expectFires returns what a schedule naming the sorted naive walls does in
-// (from, to] under the given policies. Two candidates at one instant fire
-// once: as the reading that really happens there if there is one, else as
-// the first skipped reading.
-func expectFires(o *zoneOracle, walls []int64, fold dstsafe.FoldPolicy, gap dstsafe.GapPolicy, from, to int64) []fire {
-	// Readings of walls outside [from-maxOff, to+maxOff] cannot fall in
-	// (from, to]; the offsets are known a further maxOff out.
-	changes, offsets := o.near(from-maxOff, to+maxOff)
-	buf := make([]int64, 0, 4)
-	cands := make([]fire, 0, len(walls)+2)
-	for _, w := range walls {
-		if w < from-maxOff || w > to+maxOff {
-			continue
-		}
-		ts := readings(buf, w, offsets, o.offsetAt)
-		buf = ts
-		switch len(ts) {
-		case 1:
-			cands = append(cands, fire{At: ts[0], Wall: w, Kind: dstsafe.Unique})
-		case 2:
-			if fold != dstsafe.FoldLast {
-				cands = append(cands, fire{At: ts[0], Wall: w, Kind: dstsafe.Fold})
-			}
-			if fold != dstsafe.FoldFirst {
-				cands = append(cands, fire{At: ts[1], Wall: w, Kind: dstsafe.Fold, Second: true})
-			}
-		case 0:
-			var c offChange
-			for _, x := range changes {
-				if x.isGap() && x.At+int64(x.Before) <= w && w < x.At+int64(x.After) {
-					c = x
-				}
-			}
-			if c.At == 0 {
-				panic(fmt.Sprintf("%s: wall %v is read by no instant, yet no gap covers it", o.zone.Name, wallOfNaive(w, 0)))
-			}
-			switch gap {
-			case dstsafe.GapShift:
-				cands = append(cands, fire{At: w - int64(c.Before), Wall: w, Kind: dstsafe.Gap, Gap: c})
-			case dstsafe.GapAtTransition:
-				cands = append(cands, fire{At: c.At, Wall: w, Kind: dstsafe.Gap, Gap: c})
-			}
-		default:
-			panic(fmt.Sprintf("%s: wall %v read %d times", o.zone.Name, wallOfNaive(w, 0), len(ts)))
-		}
-	}
-	slices.SortStableFunc(cands, func(a, b fire) int {
-		switch {
-		case a.At != b.At:
-			return cmpInt(a.At, b.At)
-		case (a.Kind == dstsafe.Gap) != (b.Kind == dstsafe.Gap):
-			if a.Kind == dstsafe.Gap {
-				return 1
-			}
-			return -1
-		}
-		return cmpInt(a.Wall, b.Wall)
-	})
-	var out []fire
-	for _, f := range cands {
-		if f.At <= from || f.At > to || (len(out) > 0 && out[len(out)-1].At == f.At) {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // runCron iterates NextOccurrence from from while the fires are at or
 // before to, checking that each is strictly after its argument, agrees with
 // Next, and is in the schedule's zone. The loop is bounded: a schedule that
@@ -160,58 +73,22 @@ func compareFires(f *failBudget, c *dstsafe.Cron, got []dstsafe.Occurrence, want
 		return b.String()
 	}
 	if len(got) != len(want) {
-		f.errorf("%s (fold %v, gap %v): %d fires, want %d:%s", c, c.FoldPolicy(), c.GapPolicy(), len(got), len(want), show())
+		f.errorf("%s (the schedule says fold %v, gap %v): %d fires, want %d:%s", c, c.FoldPolicy(), c.GapPolicy(), len(got), len(want), show())
 		return
 	}
 	for i, g := range got {
 		w := want[i]
 		if g.At.Unix() != w.At || g.At.Nanosecond() != 0 || g.Wall != wallOfNaive(w.Wall, 0) || g.Kind != w.Kind {
-			f.errorf("%s (fold %v, gap %v): fire %d differs:%s", c, c.FoldPolicy(), c.GapPolicy(), i, show())
+			f.errorf("%s (the schedule says fold %v, gap %v): fire %d differs:%s", c, c.FoldPolicy(), c.GapPolicy(), i, show())
 			return
 		}
-		wantKey := g.Wall.String()
-		if w.Second && c.FoldPolicy() == dstsafe.FoldBoth {
-			wantKey += ";fold=1"
-		}
-		if c.PeriodKey() == dstsafe.ByDate {
-			wantKey = g.Wall.DateString()
-		}
-		if g.Period != wantKey {
-			f.errorf("%s (key %v): fire at %v has Period %q, want %q", c, c.PeriodKey(), g.At, g.Period, wantKey)
+		if g.Period != w.Period {
+			f.errorf("%s: fire at %v has Period %q, want %q", c, g.At, g.Period, w.Period)
 		}
 		if g.Kind == dstsafe.Gap && g.At.Unix() < w.Gap.At {
 			f.errorf("%s: gap reading %v fires at %v, before the gap", c, g.Wall, g.At)
 		}
 	}
-}
-
-// dailyWalls returns the naive walls at second-of-day tod for the days
-// around (from, to].
-func dailyWalls(tod, from, to int64) []int64 {
-	var ws []int64
-	for d := floorDiv(from-maxOff, 86400) - 1; d <= floorDiv(to+maxOff, 86400)+1; d++ {
-		ws = append(ws, d*86400+tod)
-	}
-	return ws
-}
-
-// periodicWalls returns the naive walls around (from, to] whose minute is
-// a multiple of every (at second 0).
-func periodicWalls(every int64, from, to int64) []int64 {
-	lo := floorDiv(from-maxOff, 3600) * 3600
-	ws := make([]int64, 0, (to+maxOff-lo)/(every*60)+1)
-	for w := lo; w <= to+maxOff; w += every * 60 {
-		ws = append(ws, w)
-	}
-	return ws
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }
 
 // specTimes returns the seconds of day of whole-minute walls inside the
@@ -239,15 +116,6 @@ func specTimes(c offChange) []int64 {
 }
 
 func dailySpec(tod int64) string { return fmt.Sprintf("%d %d * * *", tod/60%60, tod/3600) }
-
-func mustParse(tb testing.TB, spec string, opts ...dstsafe.CronOption) *dstsafe.Cron {
-	tb.Helper()
-	c, err := dstsafe.ParseCron(spec, opts...)
-	if err != nil {
-		tb.Fatalf("ParseCron(%q): %v", spec, err)
-	}
-	return c
-}
 
 // existingDates returns the civil dates (days since the epoch) strictly
 // inside (from, to)'s readings that some instant reads, and those that no
@@ -316,14 +184,14 @@ func TestCronAroundEveryTransition(t *testing.T) {
 			t.Parallel()
 			o := oracleFor(z)
 			f := &failBudget{tb: t}
-			quarter := mustParse(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc))
-			hourly := mustParse(t, "0 * * * *", dstsafe.WithLocation(z.Loc))
+			quarter := mustCron(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc))
+			hourly := mustCron(t, "0 * * * *", dstsafe.WithLocation(z.Loc))
 			for _, ch := range o.tested {
 				from, to := ch.At-2*86400, ch.At+2*86400
 				exist, missing := existingDates(o, from, to)
 				for _, tod := range specTimes(ch) {
-					c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
-					want := expectFires(o, dailyWalls(tod, from, to), dstsafe.FoldFirst, dstsafe.GapShift, from, to)
+					c := mustCron(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
+					want := expectFires(o, dailyWalls(tod, from, to), fixedPolicy, from, to)
 					got := runCron(f, c, from, to, len(want)+3)
 					compareFires(f, c, got, want)
 					checkDailyOnce(f, c, got, exist, missing)
@@ -333,7 +201,7 @@ func TestCronAroundEveryTransition(t *testing.T) {
 					c     *dstsafe.Cron
 					every int64
 				}{{quarter, 15}, {hourly, 60}} {
-					want := expectFires(o, periodicWalls(p.every, pf, pt), dstsafe.FoldBoth, dstsafe.GapSkip, pf, pt)
+					want := expectFires(o, periodicWalls(p.every, pf, pt), periodicPolicy, pf, pt)
 					got := runCron(f, p.c, pf, pt, len(want)+3)
 					compareFires(f, p.c, got, want)
 				}
@@ -355,19 +223,15 @@ var policyZones = []string{
 // zones, against the same oracle.
 func TestCronPoliciesAroundTransitions(t *testing.T) {
 	t.Parallel()
-	type policy struct {
-		fold dstsafe.FoldPolicy
-		gap  dstsafe.GapPolicy
-	}
 	daily := []policy{
-		{dstsafe.FoldLast, dstsafe.GapShift}, {dstsafe.FoldBoth, dstsafe.GapShift},
-		{dstsafe.FoldFirst, dstsafe.GapAtTransition}, {dstsafe.FoldFirst, dstsafe.GapSkip},
-		{dstsafe.FoldLast, dstsafe.GapAtTransition},
+		{dstsafe.FoldLast, dstsafe.GapShift, dstsafe.ByWall}, {dstsafe.FoldBoth, dstsafe.GapShift, dstsafe.ByWall},
+		{dstsafe.FoldFirst, dstsafe.GapAtTransition, dstsafe.ByWall}, {dstsafe.FoldFirst, dstsafe.GapSkip, dstsafe.ByWall},
+		{dstsafe.FoldLast, dstsafe.GapAtTransition, dstsafe.ByWall},
 	}
 	periodic := []policy{
-		{dstsafe.FoldFirst, dstsafe.GapSkip}, {dstsafe.FoldLast, dstsafe.GapSkip},
-		{dstsafe.FoldBoth, dstsafe.GapShift}, {dstsafe.FoldBoth, dstsafe.GapAtTransition},
-		{dstsafe.FoldLast, dstsafe.GapAtTransition},
+		{dstsafe.FoldFirst, dstsafe.GapSkip, dstsafe.ByWall}, {dstsafe.FoldLast, dstsafe.GapSkip, dstsafe.ByWall},
+		{dstsafe.FoldBoth, dstsafe.GapShift, dstsafe.ByWall}, {dstsafe.FoldBoth, dstsafe.GapAtTransition, dstsafe.ByWall},
+		{dstsafe.FoldLast, dstsafe.GapAtTransition, dstsafe.ByWall},
 	}
 	for _, name := range policyZones {
 		z := zoneNamed(t, name)
@@ -382,19 +246,18 @@ func TestCronPoliciesAroundTransitions(t *testing.T) {
 				from, to := ch.At-2*86400, ch.At+2*86400
 				for _, tod := range specTimes(ch) {
 					for k, p := range daily {
-						key := dstsafe.ByWall
 						if k%2 == 0 {
-							key = dstsafe.ByDate
+							p.key = dstsafe.ByDate
 						}
-						c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(key))
-						want := expectFires(o, dailyWalls(tod, from, to), p.fold, p.gap, from, to)
+						c := mustCron(t, dailySpec(tod), dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(p.key))
+						want := expectFires(o, dailyWalls(tod, from, to), p, from, to)
 						compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 					}
 				}
 				pf, pt := ch.At-6*3600, ch.At+6*3600
 				for _, p := range periodic {
-					c := mustParse(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap))
-					want := expectFires(o, periodicWalls(15, pf, pt), p.fold, p.gap, pf, pt)
+					c := mustCron(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap))
+					want := expectFires(o, periodicWalls(15, pf, pt), p, pf, pt)
 					compareFires(f, c, runCron(f, c, pf, pt, len(want)+3), want)
 				}
 			}
@@ -424,7 +287,7 @@ func TestCronZonePrefix(t *testing.T) {
 		if c.Location().String() != z.Name {
 			t.Errorf("CRON_TZ=%s: schedule zone %v", z.Name, c.Location())
 		}
-		ref := mustParse(t, spec, dstsafe.WithLocation(z.Loc))
+		ref := mustCron(t, spec, dstsafe.WithLocation(z.Loc))
 		a, b := time.Unix(from, 0), time.Unix(from, 0)
 		for range 6 {
 			a, b = c.Next(a), ref.Next(b)
@@ -440,56 +303,43 @@ func TestCronZonePrefix(t *testing.T) {
 func civilDay(y int, m time.Month, d int) int64 { return floorDiv(naiveOf(y, m, d, 0, 0, 0), 86400) }
 
 // famousCronCases are the transitions that broke real schedulers. They
-// also seed FuzzParseCron and FuzzNext.
+// also seed FuzzParseCron, FuzzNext and FuzzDaily.
 var famousCronCases = []struct {
 	zone     string
 	spec     string
 	from, to time.Time // UTC
 	comment  string
-	// check asserts what the real world says, on the fires in order.
+	// on is what happened on the wall, written out by hand: on date the
+	// job fires exactly once, with kind, at the local reading at (clock
+	// and offset). Empty for the periodic cases.
+	on onDate
+	// check asserts anything else the real world says, on the fires in order.
 	check func(t *testing.T, got []dstsafe.Occurrence)
 }{
 	{
-		"Australia/Lord_Howe", "15 2 * * *",
-		time.Date(2024, 10, 4, 0, 0, 0, 0, time.UTC), time.Date(2024, 10, 9, 0, 0, 0, 0, time.UTC),
-		"2024-10-06 02:00 +10:30 -> 02:30 +11: 30-minute gap; 02:15 fires at 02:45",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if dayOfWall(g.Wall) == civilDay(2024, 10, 6) && (g.Kind != dstsafe.Gap || g.At.Hour() != 2 || g.At.Minute() != 45) {
-					t.Errorf("Lord_Howe 2024-10-06 02:15: got %v (%v), want 02:45 +11 (gap)", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "Australia/Lord_Howe", spec: "15 2 * * *",
+		from: time.Date(2024, 10, 4, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 10, 9, 0, 0, 0, 0, time.UTC),
+		comment: "2024-10-06 02:00 +10:30 -> 02:30 +11: 30-minute gap; 02:15 fires at 02:45",
+		on:      onDate{"2024-10-06", dstsafe.Gap, "02:45 +11:00"},
 	},
 	{
-		"Australia/Lord_Howe", "45 1 * * *",
-		time.Date(2024, 4, 5, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 9, 0, 0, 0, 0, time.UTC),
-		"2024-04-07 02:00 +11 -> 01:30 +10:30: 01:30-02:00 twice; 01:45 fires once, at +11",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if _, off := g.At.Zone(); dayOfWall(g.Wall) == civilDay(2024, 4, 7) && (g.Kind != dstsafe.Fold || off != 11*3600) {
-					t.Errorf("Lord_Howe 2024-04-07 01:45: got %v (%v), want the +11 reading", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "Australia/Lord_Howe", spec: "45 1 * * *",
+		from: time.Date(2024, 4, 5, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 4, 9, 0, 0, 0, 0, time.UTC),
+		comment: "2024-04-07 02:00 +11 -> 01:30 +10:30: 01:30-02:00 twice; 01:45 fires once, at +11",
+		on:      onDate{"2024-04-07", dstsafe.Fold, "01:45 +11:00"},
 	},
 	{
-		"Europe/Dublin", "30 1 * * *",
-		time.Date(2024, 10, 25, 0, 0, 0, 0, time.UTC), time.Date(2024, 10, 30, 0, 0, 0, 0, time.UTC),
-		"negative DST: 2024-10-27 02:00 IST -> 01:00 GMT (GMT is the 'summer' time in tzdata); 01:30 fires once, at IST",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if _, off := g.At.Zone(); dayOfWall(g.Wall) == civilDay(2024, 10, 27) && off != 3600 {
-					t.Errorf("Dublin 2024-10-27 01:30: got %v, want the +01:00 reading", g.At)
-				}
-			}
-		},
+		zone: "Europe/Dublin", spec: "30 1 * * *",
+		from: time.Date(2024, 10, 25, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 10, 30, 0, 0, 0, 0, time.UTC),
+		comment: "negative DST: 2024-10-27 02:00 IST -> 01:00 GMT (GMT is the 'summer' time in tzdata); 01:30 fires once, at IST",
+		on:      onDate{"2024-10-27", dstsafe.Fold, "01:30 +01:00"},
 	},
 	{
-		"Pacific/Apia", "0 12 * * *",
-		time.Date(2011, 12, 27, 0, 0, 0, 0, time.UTC), time.Date(2012, 1, 3, 0, 0, 0, 0, time.UTC),
-		"2011-12-29 24:00 -10 -> 2011-12-31 00:00 +14: December 30 never happened; robfig/cron loops here",
-		func(t *testing.T, got []dstsafe.Occurrence) {
+		zone: "Pacific/Apia", spec: "0 12 * * *",
+		from: time.Date(2011, 12, 27, 0, 0, 0, 0, time.UTC), to: time.Date(2012, 1, 3, 0, 0, 0, 0, time.UTC),
+		comment: "2011-12-29 24:00 -10 -> 2011-12-31 00:00 +14: December 30 never happened; robfig/cron loops here",
+		on:      onDate{"2011-12-31", dstsafe.Unique, "12:00 +14:00"},
+		check: func(t *testing.T, got []dstsafe.Occurrence) {
 			for i, g := range got {
 				if g.At.Day() == 30 && g.At.Month() == 12 {
 					t.Errorf("Apia: fire %v reads 2011-12-30", g.At)
@@ -501,95 +351,89 @@ var famousCronCases = []struct {
 		},
 	},
 	{
-		"Pacific/Apia", "*/30 * * * *",
-		time.Date(2011, 12, 30, 6, 0, 0, 0, time.UTC), time.Date(2011, 12, 30, 14, 0, 0, 0, time.UTC),
-		"periodic across the skipped day: real time runs on, no reading of 12-30",
-		nil,
+		zone: "Pacific/Apia", spec: "*/30 * * * *",
+		from: time.Date(2011, 12, 30, 6, 0, 0, 0, time.UTC), to: time.Date(2011, 12, 30, 14, 0, 0, 0, time.UTC),
+		comment: "periodic across the skipped day: real time runs on, no reading of 12-30",
 	},
 	{
-		"America/Havana", "0 0 * * *",
-		time.Date(2024, 3, 8, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 12, 0, 0, 0, 0, time.UTC),
-		"2024-03-10 00:00 CST -> 01:00 CDT: midnight never happens; the job runs at 01:00 CDT",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if dayOfWall(g.Wall) == civilDay(2024, 3, 10) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1) {
-					t.Errorf("Havana 2024-03-10 00:00: got %v (%v), want 01:00 CDT (gap)", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "America/Havana", spec: "0 0 * * *",
+		from: time.Date(2024, 3, 8, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 3, 12, 0, 0, 0, 0, time.UTC),
+		comment: "2024-03-10 00:00 CST -> 01:00 CDT: midnight never happens; the job runs at 01:00 CDT",
+		on:      onDate{"2024-03-10", dstsafe.Gap, "01:00 -04:00"},
 	},
 	{
-		"Asia/Beirut", "0 0 * * *",
-		time.Date(2024, 3, 29, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 2, 0, 0, 0, 0, time.UTC),
-		"2024-03-31 00:00 EET -> 01:00 EEST: no midnight",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if dayOfWall(g.Wall) == civilDay(2024, 3, 31) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1) {
-					t.Errorf("Beirut 2024-03-31 00:00: got %v (%v), want 01:00 EEST", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "Asia/Beirut", spec: "0 0 * * *",
+		from: time.Date(2024, 3, 29, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 4, 2, 0, 0, 0, 0, time.UTC),
+		comment: "2024-03-31 00:00 EET -> 01:00 EEST: no midnight",
+		on:      onDate{"2024-03-31", dstsafe.Gap, "01:00 +03:00"},
 	},
 	{
-		"Africa/Cairo", "30 0 * * *",
-		time.Date(2024, 4, 24, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 28, 0, 0, 0, 0, time.UTC),
-		"2024-04-26 00:00 EET -> 01:00 EEST (the rule says 'last Thursday 24:00'): 00:30 fires at 01:30",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if dayOfWall(g.Wall) == civilDay(2024, 4, 26) && (g.Kind != dstsafe.Gap || g.At.Hour() != 1 || g.At.Minute() != 30) {
-					t.Errorf("Cairo 2024-04-26 00:30: got %v (%v), want 01:30 EEST", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "Africa/Cairo", spec: "30 0 * * *",
+		from: time.Date(2024, 4, 24, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 4, 28, 0, 0, 0, 0, time.UTC),
+		comment: "2024-04-26 00:00 EET -> 01:00 EEST (the rule says 'last Thursday 24:00'): 00:30 fires at 01:30",
+		on:      onDate{"2024-04-26", dstsafe.Gap, "01:30 +03:00"},
 	},
 	{
-		"Africa/Cairo", "30 23 * * *",
-		time.Date(2024, 10, 29, 0, 0, 0, 0, time.UTC), time.Date(2024, 11, 3, 0, 0, 0, 0, time.UTC),
-		"2024-10-31 24:00 EEST -> 23:00 EET: 23:00-24:00 on Oct 31 twice",
-		nil,
+		zone: "Africa/Cairo", spec: "30 23 * * *",
+		from: time.Date(2024, 10, 29, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 11, 3, 0, 0, 0, 0, time.UTC),
+		comment: "2024-10-31 24:00 EEST -> 23:00 EET: 23:00-24:00 on Oct 31 twice; 23:30 fires once, at EEST",
+		on:      onDate{"2024-10-31", dstsafe.Fold, "23:30 +03:00"},
 	},
 	{
-		"Europe/Volgograd", "30 1 * * *",
-		time.Date(2020, 12, 25, 0, 0, 0, 0, time.UTC), time.Date(2020, 12, 29, 0, 0, 0, 0, time.UTC),
-		"2020-12-27 02:00 +04 -> 01:00 +03: a permanent move back, not DST; 01:30 twice, fires once",
-		nil,
+		zone: "Europe/Volgograd", spec: "30 1 * * *",
+		from: time.Date(2020, 12, 25, 0, 0, 0, 0, time.UTC), to: time.Date(2020, 12, 29, 0, 0, 0, 0, time.UTC),
+		comment: "2020-12-27 02:00 +04 -> 01:00 +03: a permanent move back, not DST; 01:30 twice, fires once",
+		on:      onDate{"2020-12-27", dstsafe.Fold, "01:30 +04:00"},
 	},
 	{
-		"Europe/Volgograd", "30 2 * * *",
-		time.Date(2018, 10, 26, 0, 0, 0, 0, time.UTC), time.Date(2018, 10, 30, 0, 0, 0, 0, time.UTC),
-		"2018-10-28 02:00 +03 -> 03:00 +04: a permanent move, not DST",
-		nil,
+		zone: "Europe/Volgograd", spec: "30 2 * * *",
+		from: time.Date(2018, 10, 26, 0, 0, 0, 0, time.UTC), to: time.Date(2018, 10, 30, 0, 0, 0, 0, time.UTC),
+		comment: "2018-10-28 02:00 +03 -> 03:00 +04: a permanent move, not DST; 02:30 fires at 03:30",
+		on:      onDate{"2018-10-28", dstsafe.Gap, "03:30 +04:00"},
 	},
 	{
-		"America/Chicago", "30 2 * * *",
-		time.Date(2100, 3, 12, 0, 0, 0, 0, time.UTC), time.Date(2100, 3, 16, 0, 0, 0, 0, time.UTC),
-		"2100-03-14 (second Sunday of March, by the POSIX rule; 2100 is not a leap year): 02:30 fires at 03:30 CDT",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if dayOfWall(g.Wall) == civilDay(2100, 3, 14) && (g.Kind != dstsafe.Gap || g.At.Hour() != 3 || g.At.Minute() != 30) {
-					t.Errorf("Chicago 2100-03-14 02:30: got %v (%v), want 03:30 CDT", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "America/Chicago", spec: "30 2 * * *",
+		from: time.Date(2100, 3, 12, 0, 0, 0, 0, time.UTC), to: time.Date(2100, 3, 16, 0, 0, 0, 0, time.UTC),
+		comment: "2100-03-14 (second Sunday of March, by the POSIX rule; 2100 is not a leap year): 02:30 fires at 03:30 CDT",
+		on:      onDate{"2100-03-14", dstsafe.Gap, "03:30 -05:00"},
 	},
 	{
-		"America/Chicago", "30 1 * * *",
-		time.Date(2100, 11, 5, 0, 0, 0, 0, time.UTC), time.Date(2100, 11, 9, 0, 0, 0, 0, time.UTC),
-		"2100-11-07 (first Sunday of November): 01:30 fires once, at CDT",
-		func(t *testing.T, got []dstsafe.Occurrence) {
-			for _, g := range got {
-				if name, _ := g.At.Zone(); dayOfWall(g.Wall) == civilDay(2100, 11, 7) && (g.Kind != dstsafe.Fold || name != "CDT") {
-					t.Errorf("Chicago 2100-11-07 01:30: got %v (%v), want the CDT reading", g.At, g.Kind)
-				}
-			}
-		},
+		zone: "America/Chicago", spec: "30 1 * * *",
+		from: time.Date(2100, 11, 5, 0, 0, 0, 0, time.UTC), to: time.Date(2100, 11, 9, 0, 0, 0, 0, time.UTC),
+		comment: "2100-11-07 (first Sunday of November): 01:30 fires once, at CDT",
+		on:      onDate{"2100-11-07", dstsafe.Fold, "01:30 -05:00"},
 	},
 	{
-		"America/Chicago", "*/15 * * * *",
-		time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC), time.Date(2024, 11, 3, 9, 0, 0, 0, time.UTC),
-		"the billing incident: 01:00-02:00 happens twice on 2024-11-03; a periodic job runs in both",
-		nil,
+		zone: "America/Chicago", spec: "*/15 * * * *",
+		from: time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC), to: time.Date(2024, 11, 3, 9, 0, 0, 0, time.UTC),
+		comment: "the billing incident: 01:00-02:00 happens twice on 2024-11-03; a periodic job runs in both",
 	},
+}
+
+// onDate is famousCronCases' "on" field.
+type onDate struct {
+	date string
+	kind dstsafe.Kind
+	at   string // "15:04 -07:00"
+}
+
+// checkOnDate: exactly one of the fires is scheduled for the date (by its
+// wall), with the kind, at the local clock and offset want names.
+func checkOnDate(t *testing.T, got []dstsafe.Occurrence, want onDate) {
+	t.Helper()
+	var on []dstsafe.Occurrence
+	for _, g := range got {
+		if fmt.Sprintf("%04d-%02d-%02d", g.Wall.Year, g.Wall.Month, g.Wall.Day) == want.date {
+			on = append(on, g)
+		}
+	}
+	if len(on) != 1 {
+		t.Errorf("%d fires scheduled for %s, want 1: %v", len(on), want.date, on)
+		return
+	}
+	if at := on[0].At.Format("15:04 -07:00"); on[0].Kind != want.kind || at != want.at {
+		t.Errorf("%s: fires at %s (%v), want %s (%v)", want.date, at, on[0].Kind, want.at, want.kind)
+	}
 }
 
 // TestCronFamousTransitions walks the cases that broke real schedulers,
@@ -600,24 +444,18 @@ func TestCronFamousTransitions(t *testing.T) {
 			z := zoneNamed(t, tc.zone)
 			o := &zoneOracle{zone: z}
 			f := &failBudget{tb: t}
-			c := mustParse(t, "CRON_TZ="+tc.zone+" "+tc.spec)
+			c := mustCron(t, "CRON_TZ="+tc.zone+" "+tc.spec)
 			from, to := tc.from.Unix(), tc.to.Unix()
-			var walls []int64
-			if strings.HasPrefix(tc.spec, "*/") {
-				var every int64
-				fmt.Sscanf(tc.spec, "*/%d", &every)
-				walls = periodicWalls(every, from, to)
-			} else {
-				var mm, hh int64
-				fmt.Sscanf(tc.spec, "%d %d", &mm, &hh)
-				walls = dailyWalls(hh*3600+mm*60, from, to)
-			}
-			want := expectFires(o, walls, c.FoldPolicy(), c.GapPolicy(), from, to)
+			ref := parseRef(tc.spec) // the spec's walls and shape, read without ParseCron
+			want := expectFires(o, ref.walls(from-maxOff, to+maxOff), defaultPolicy(ref.fixed), from, to)
 			got := runCron(f, c, from, to, len(want)+3)
 			compareFires(f, c, got, want)
-			if c.Fixed() {
+			if ref.fixed {
 				exist, missing := existingDates(o, from, to)
 				checkDailyOnce(f, c, got, exist, missing)
+			}
+			if tc.on.date != "" {
+				checkOnDate(t, got, tc.on)
 			}
 			if tc.check != nil {
 				tc.check(t, got)
@@ -675,7 +513,7 @@ func TestNextNever(t *testing.T) {
 		"0 0 31 2,4,6,9,11 *",
 		"CRON_TZ=Pacific/Apia 0 0 30 2 *",
 	} {
-		c := mustParse(t, spec)
+		c := mustCron(t, spec)
 		for _, at := range []time.Time{time.Unix(0, 0), time.Date(2011, 12, 29, 0, 0, 0, 0, time.UTC), time.Date(2399, 1, 1, 0, 0, 0, 0, time.UTC)} {
 			if got := c.Next(at); !got.IsZero() {
 				t.Errorf("%q.Next(%v) = %v, want never", spec, at, got)
@@ -685,24 +523,6 @@ func TestNextNever(t *testing.T) {
 			}
 		}
 	}
-}
-
-// yearlyWalls returns the naive walls at month/day tod in every year
-// around (from, to].
-func yearlyWalls(m time.Month, d int, tod, from, to int64) []int64 {
-	y0, _, _, _, _, _ := wallFields(from - maxOff)
-	y1, _, _, _, _, _ := wallFields(to + maxOff)
-	var ws []int64
-	for y := y0; y <= y1; y++ {
-		if d <= daysInMonth(y, m) {
-			ws = append(ws, naiveOf(y, m, d, 0, 0, 0)+tod)
-		}
-	}
-	return ws
-}
-
-func daysInMonth(y int, m time.Month) int {
-	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
 // checkSparse runs a once-a-year spec "M H D Mo *" naming a wall inside or
@@ -716,19 +536,16 @@ func checkSparse(f *failBudget, o *zoneOracle, ch offChange, lead int64) {
 		_, m, d, _, _, _ := wallFields(s)
 		tod := s - floorDiv(s, 86400)*86400
 		spec := fmt.Sprintf("%d %d %d %d *", tod/60%60, tod/3600, d, m)
-		for _, p := range []struct {
-			fold dstsafe.FoldPolicy
-			gap  dstsafe.GapPolicy
-		}{
-			{dstsafe.FoldFirst, dstsafe.GapShift}, {dstsafe.FoldLast, dstsafe.GapAtTransition},
-			{dstsafe.FoldBoth, dstsafe.GapSkip},
+		for _, p := range []policy{
+			{dstsafe.FoldFirst, dstsafe.GapShift, dstsafe.ByWall}, {dstsafe.FoldLast, dstsafe.GapAtTransition, dstsafe.ByDate},
+			{dstsafe.FoldBoth, dstsafe.GapSkip, dstsafe.ByWall},
 		} {
-			c, err := dstsafe.ParseCron(spec, dstsafe.WithLocation(o.zone.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap))
+			c, err := dstsafe.ParseCron(spec, dstsafe.WithLocation(o.zone.Loc), dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(p.key))
 			if err != nil {
 				f.errorf("ParseCron(%q): %v", spec, err)
 				return
 			}
-			want := expectFires(o, yearlyWalls(m, d, tod, from, to), p.fold, p.gap, from, to)
+			want := expectFires(o, yearlyWalls(m, d, tod, from, to), p, from, to)
 			compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 		}
 	}
@@ -783,13 +600,13 @@ func TestCronFarFuture(t *testing.T) {
 				for _, ch := range changes {
 					from, to := ch.At-2*86400, ch.At+2*86400
 					for _, tod := range specTimes(ch) {
-						c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
-						want := expectFires(o, dailyWalls(tod, from, to), dstsafe.FoldFirst, dstsafe.GapShift, from, to)
+						c := mustCron(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
+						want := expectFires(o, dailyWalls(tod, from, to), fixedPolicy, from, to)
 						compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 					}
 					pf, pt := ch.At-6*3600, ch.At+6*3600
-					c := mustParse(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc))
-					want := expectFires(o, periodicWalls(15, pf, pt), dstsafe.FoldBoth, dstsafe.GapSkip, pf, pt)
+					c := mustCron(t, "*/15 * * * *", dstsafe.WithLocation(z.Loc))
+					want := expectFires(o, periodicWalls(15, pf, pt), periodicPolicy, pf, pt)
 					compareFires(f, c, runCron(f, c, pf, pt, len(want)+3), want)
 					checkSparse(f, o, ch, 500*86400)
 				}
@@ -798,195 +615,6 @@ func TestCronFarFuture(t *testing.T) {
 	}
 }
 
-// refCron is an independent reading of the cron syntax DESIGN.md and
-// ParseCron's doc describe (five fields, names, ranges, steps, lists, Vixie's
-// day rule, Quartz L, LW, nW, nL, n#k, weekday 7 = Sunday), used to list the
-// wall readings a spec names, minute by minute. Only what the tests
-// generate is supported; it panics on anything else.
-type refCron struct {
-	second, minute   [60]bool
-	hour, month      [60]bool
-	dom              [32]bool
-	domL, domLW      bool
-	domNear          [32]bool
-	dow              [7]bool
-	dowLast          [7]bool
-	dowNth           [7][6]bool
-	domStar, dowStar bool
-	fixed            bool
-}
-
-var refNames = map[string]int{
-	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
-	"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6,
-}
-
-func refValue(s string) int {
-	if v, ok := refNames[strings.ToLower(s)]; ok {
-		return v
-	}
-	var v int
-	if _, err := fmt.Sscan(s, &v); err != nil {
-		panic("refCron: bad value " + s)
-	}
-	return v
-}
-
-// refField sets set[v] for every v the plain items of field name, over
-// [lo, hi]; it reports whether an item is an unstepped * or ?.
-func refField(field string, lo, hi int, set []bool, extra func(item string) bool) (star bool) {
-	for _, item := range strings.Split(field, ",") {
-		if extra != nil && extra(item) {
-			continue
-		}
-		rng, step, stepped := item, 1, false
-		if i := strings.IndexByte(item, '/'); i >= 0 {
-			rng, step, stepped = item[:i], refValue(item[i+1:]), true
-		}
-		a, b := lo, hi
-		switch {
-		case rng == "*" || rng == "?":
-			star = star || step == 1
-		case strings.Contains(rng, "-"):
-			i := strings.IndexByte(rng, '-')
-			a, b = refValue(rng[:i]), refValue(rng[i+1:])
-		default:
-			a = refValue(rng)
-			if !stepped { // "n/s" runs from n to the end of the field
-				b = a
-			}
-		}
-		for v := a; v <= b; v += step {
-			set[v%len(set)] = true // weekday 7 is Sunday
-		}
-	}
-	return star
-}
-
-func parseRef(spec string) *refCron {
-	f := strings.Fields(spec)
-	r := &refCron{}
-	switch len(f) {
-	case 5:
-		r.second[0] = true
-	case 6: // WithSeconds
-		refField(f[0], 0, 59, r.second[:], nil)
-		f = f[1:]
-	default:
-		panic("refCron: want five or six fields: " + spec)
-	}
-	refField(f[0], 0, 59, r.minute[:], nil)
-	refField(f[1], 0, 23, r.hour[:24], nil)
-	refField(f[3], 1, 12, r.month[:13], nil)
-	r.domStar = refField(f[2], 1, 31, r.dom[:], func(item string) bool {
-		up := strings.ToUpper(item)
-		switch {
-		case up == "L":
-			r.domL = true
-		case up == "LW":
-			r.domLW = true
-		case strings.HasSuffix(up, "W"):
-			r.domNear[refValue(up[:len(up)-1])] = true
-		default:
-			return false
-		}
-		return true
-	})
-	r.dowStar = refField(f[4], 0, 6, r.dow[:], func(item string) bool {
-		up := strings.ToUpper(item)
-		switch {
-		case strings.Contains(up, "#"):
-			i := strings.IndexByte(up, '#')
-			r.dowNth[refValue(up[:i])%7][refValue(up[i+1:])] = true
-		case len(up) > 1 && strings.HasSuffix(up, "L"):
-			r.dowLast[refValue(up[:len(up)-1])%7] = true
-		default:
-			return false
-		}
-		return true
-	})
-	lead := func(s string) bool { return s[0] == '*' || s[0] == '?' }
-	r.fixed = !lead(f[0]) && !lead(f[1]) && (len(strings.Fields(spec)) == 5 || !lead(strings.Fields(spec)[0]))
-	return r
-}
-
-// matchesDay applies the day rules to a civil date.
-func (r *refCron) matchesDay(y int, m time.Month, d int) bool {
-	if !r.month[m] {
-		return false
-	}
-	last := daysInMonth(y, m)
-	wd := func(d int) time.Weekday { return time.Date(y, m, d, 12, 0, 0, 0, time.UTC).Weekday() }
-	weekdayNear := func(n int) int { // Quartz nW: the Monday-Friday day nearest n, in the month
-		switch wd(n) {
-		case time.Saturday:
-			if n == 1 {
-				return 3
-			}
-			return n - 1
-		case time.Sunday:
-			if n == last {
-				return n - 2
-			}
-			return n + 1
-		}
-		return n
-	}
-	domMatch := r.dom[d] || (r.domL && d == last)
-	if r.domLW { // LW: the last Monday-Friday of the month
-		lw := last
-		for wd(lw) == time.Saturday || wd(lw) == time.Sunday {
-			lw--
-		}
-		domMatch = domMatch || d == lw
-	}
-	for n := 1; n <= 31; n++ {
-		if r.domNear[n] && n <= last && weekdayNear(n) == d {
-			domMatch = true
-		}
-	}
-	w := wd(d)
-	dowMatch := r.dow[w] || (r.dowLast[w] && d+7 > last) || r.dowNth[w][(d-1)/7+1]
-	switch {
-	case r.domStar && r.dowStar:
-		return true
-	case r.domStar:
-		return dowMatch
-	case r.dowStar:
-		return domMatch
-	}
-	return domMatch || dowMatch
-}
-
-// walls lists the naive minutes in [lo, hi] the spec names.
-func (r *refCron) walls(lo, hi int64) []int64 {
-	var ws []int64
-	for day := floorDiv(lo, 86400); day*86400 <= hi; day++ {
-		y, m, d, _, _, _ := wallFields(day * 86400)
-		if !r.matchesDay(y, m, d) {
-			continue
-		}
-		for h := range 24 {
-			if !r.hour[h] {
-				continue
-			}
-			for mi := range 60 {
-				if !r.minute[mi] {
-					continue
-				}
-				for sec := range 60 {
-					if w := day*86400 + int64(h*3600+mi*60+sec); r.second[sec] && w >= lo && w <= hi {
-						ws = append(ws, w)
-					}
-				}
-			}
-		}
-	}
-	return ws
-}
-
-// TestCronRandomSpecsAroundTransitions: random specs, with the Quartz
-// extensions, in random zones around random offset changes, against the
 // reference matcher and the brute-force resolution of every wall it names,
 // under the policies ParseCron picks by default.
 func TestCronRandomSpecsAroundTransitions(t *testing.T) {
@@ -1017,7 +645,7 @@ func TestCronRandomSpecsAroundTransitions(t *testing.T) {
 		}
 		from, to := ch.At-36*3600, ch.At+36*3600
 		walls := ref.walls(from-maxOff, to+maxOff)
-		want := expectFires(o, walls, c.FoldPolicy(), c.GapPolicy(), from, to)
+		want := expectFires(o, walls, defaultPolicy(ref.fixed), from, to)
 		got := runCron(f, c, from, to, len(want)+3)
 		if len(got) != len(want) {
 			t.Logf("zone %s, change at %s", z.Name, fmtUnix(z.Loc, ch.At))
@@ -1037,7 +665,7 @@ func TestCronEveryAcrossTransitions(t *testing.T) {
 		f := &failBudget{tb: t}
 		origin := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 		for _, d := range []int64{900, 5400, 86400 + 7} {
-			c := mustParse(t, fmt.Sprintf("@every %ds", d), dstsafe.WithLocation(z.Loc), dstsafe.WithEveryOrigin(origin))
+			c := mustCron(t, fmt.Sprintf("@every %ds", d), dstsafe.WithLocation(z.Loc), dstsafe.WithEveryOrigin(origin))
 			for i, ch := range o.tested {
 				if i%5 != 0 {
 					continue
@@ -1053,7 +681,8 @@ func TestCronEveryAcrossTransitions(t *testing.T) {
 					if len(ts) == 2 {
 						kind = dstsafe.Fold
 					}
-					want = append(want, fire{At: at, Wall: w, Kind: kind, Second: len(ts) == 2 && ts[1] == at})
+					second := len(ts) == 2 && ts[1] == at
+					want = append(want, fire{At: at, Wall: w, Kind: kind, Second: second, Period: periodKey(periodicPolicy, w, second)})
 				}
 				compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 			}
@@ -1106,7 +735,7 @@ func TestCronRandomSpecsInTransitionHours(t *testing.T) {
 			f.errorf("%q: Fixed() = %v, want %v", spec, c.Fixed(), ref.fixed)
 		}
 		from, to := ch.At-30*3600, ch.At+30*3600
-		want := expectFires(o, ref.walls(from-maxOff, to+maxOff), c.FoldPolicy(), c.GapPolicy(), from, to)
+		want := expectFires(o, ref.walls(from-maxOff, to+maxOff), defaultPolicy(ref.fixed).with(fold, gap), from, to)
 		got := runCron(f, c, from, to, len(want)+3)
 		if len(got) != len(want) {
 			t.Logf("zone %s, change at %s", z.Name, fmtUnix(z.Loc, ch.At))
@@ -1136,20 +765,23 @@ func TestCronSlimTZData(t *testing.T) {
 				}
 				from, to := ch.At-2*86400, ch.At+2*86400
 				for _, tod := range specTimes(ch) {
-					c := mustParse(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
-					want := expectFires(o, dailyWalls(tod, from, to), dstsafe.FoldFirst, dstsafe.GapShift, from, to)
+					c := mustCron(t, dailySpec(tod), dstsafe.WithLocation(z.Loc))
+					want := expectFires(o, dailyWalls(tod, from, to), fixedPolicy, from, to)
 					compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 				}
 			}
 			for _, y := range []int{2024, 2036, 2096} {
 				from, to := unixOf(y, 12, 28), unixOf(y+1, 1, 3)
-				for _, spec := range []string{"0 0 * * *", "0 * * * *"} {
-					c := mustParse(t, spec, dstsafe.WithLocation(z.Loc))
-					walls := dailyWalls(0, from, to)
-					if spec[2] == '*' {
-						walls = periodicWalls(60, from, to)
-					}
-					want := expectFires(o, walls, c.FoldPolicy(), c.GapPolicy(), from, to)
+				for _, p := range []struct {
+					spec  string
+					walls []int64
+					want  policy
+				}{
+					{"0 0 * * *", dailyWalls(0, from, to), fixedPolicy},
+					{"0 * * * *", periodicWalls(60, from, to), periodicPolicy},
+				} {
+					c := mustCron(t, p.spec, dstsafe.WithLocation(z.Loc))
+					want := expectFires(o, p.walls, p.want, from, to)
 					compareFires(f, c, runCron(f, c, from, to, len(want)+3), want)
 				}
 			}
@@ -1162,7 +794,7 @@ func TestCronSlimTZData(t *testing.T) {
 // location; a prefix wins over WithLocation.
 func TestCronDefaultZoneIsUTC(t *testing.T) {
 	chicago := zoneNamed(t, "America/Chicago").Loc
-	c := mustParse(t, "30 1 * * *")
+	c := mustCron(t, "30 1 * * *")
 	if c.Location() != time.UTC {
 		t.Fatalf("zone of a spec without prefix = %v, want UTC", c.Location())
 	}
@@ -1170,7 +802,7 @@ func TestCronDefaultZoneIsUTC(t *testing.T) {
 	if got, want := c.Next(from), time.Date(2024, 11, 3, 1, 30, 0, 0, time.UTC); !got.Equal(want) || got.Location() != time.UTC {
 		t.Errorf("Next(%v) = %v, want %v in UTC", from, got, want)
 	}
-	p := mustParse(t, "CRON_TZ=Asia/Tokyo 30 1 * * *", dstsafe.WithLocation(chicago))
+	p := mustCron(t, "CRON_TZ=Asia/Tokyo 30 1 * * *", dstsafe.WithLocation(chicago))
 	if p.Location().String() != "Asia/Tokyo" {
 		t.Errorf("CRON_TZ=Asia/Tokyo with WithLocation(Chicago): zone %v, want the prefix's", p.Location())
 	}
@@ -1196,7 +828,7 @@ func TestConcurrentUse(t *testing.T) {
 	crons := make([]*dstsafe.Cron, len(zs))
 	want := make([]answer, len(zs))
 	for i, z := range zs {
-		crons[i] = mustParse(t, "30 1 * * *", dstsafe.WithLocation(z.Loc))
+		crons[i] = mustCron(t, "30 1 * * *", dstsafe.WithLocation(z.Loc))
 		want[i] = answer{dstsafe.Lookup(w, z.Loc), crons[i].Next(from)}
 	}
 	const workers = 6

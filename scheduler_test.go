@@ -39,7 +39,7 @@ func TestPostmortemBillingOncePerRunDate(t *testing.T) {
 				// Expectation from time.Time, not from the code under test: the
 				// first 01:30 of that date in Chicago.
 				y, m, d := f.Due.In(chicago).Date()
-				want := time.Date(y, m, d, 1, 30, 0, 0, chicago)
+				want := firstReading(t, chicago, wall(y, m, d, 1, 30, 0))
 				require.True(t, f.Due.Equal(want), "fire %v due %v, want %v", f, f.Due, want)
 				require.Equal(t, dstsafe.Date{Year: y, Month: m, Day: d}, f.RunDate)
 			}

@@ -3,6 +3,7 @@ package dstsafe_test
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
 // This file holds what the property tests need to know about the machine's
@@ -461,5 +465,129 @@ func TestAllZonesHelper(t *testing.T) {
 		if !slices.Contains(o.tested, w) {
 			t.Errorf("oracle for America/Chicago misses %+v", w)
 		}
+	}
+}
+
+// tzdataIndex reads the tz database's own index, tzdata.zi, in the zoneinfo
+// root: its version and the names it defines (zones and links, Factory
+// left out as allZones leaves it out). ok is false if there is no index.
+func tzdataIndex(root string) (version string, names []string, ok bool) {
+	data, err := os.ReadFile(filepath.Join(root, "tzdata.zi"))
+	if err != nil {
+		return "", nil, false
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 3 && f[0] == "#" && f[1] == "version":
+			version = f[2]
+		case len(f) >= 2 && f[0] == "Z" && f[1] != "Factory":
+			names = append(names, f[1])
+		case len(f) == 3 && f[0] == "L":
+			names = append(names, f[2])
+		}
+	}
+	return version, names, true
+}
+
+// readmeTZData is the tz database the README's coverage figures are for,
+// and the figures: zone files, and offset changes 1970-2037 and 2090-2100.
+const (
+	readmeTZData      = "2025b"
+	readmeZoneFiles   = 597
+	readmeZoneChanges = 34715
+)
+
+// TestTZDatabaseCoverage: the property tests' "every zone" is every name
+// the tz database's own index (tzdata.zi) defines, no more and no fewer,
+// and on the tzdata release the README quotes, the sweep covers the zone
+// files and offset changes the README says (scripts/bench reprints the
+// counts). Without -race only: the change count scans every zone.
+func TestTZDatabaseCoverage(t *testing.T) {
+	zs := allZones(t)
+	root := zoneinfoRoot(t)
+	version, names, ok := tzdataIndex(root)
+	if !ok {
+		t.Fatalf("%s has no tzdata.zi: cannot check that allZones found every zone", root)
+	}
+	found := map[string]bool{}
+	for _, z := range zs {
+		found[z.Name] = true
+	}
+	for _, n := range names {
+		if !found[n] {
+			t.Errorf("tzdata.zi defines %s, allZones did not find it", n)
+		}
+	}
+	if len(zs) != len(names) {
+		t.Errorf("allZones found %d zone files, tzdata.zi %s defines %d names", len(zs), version, len(names))
+	}
+	if raceEnabled {
+		return
+	}
+	changes := 0
+	for _, z := range zs {
+		changes += len(oracleFor(z).tested)
+	}
+	t.Logf("tzdata %s: %d zone files, %d offset changes 1970-2037 and 2090-2100", version, len(zs), changes)
+	if version == readmeTZData && (len(zs) != readmeZoneFiles || changes != readmeZoneChanges) {
+		t.Errorf("tzdata %s: %d zone files, %d offset changes; the README says %d and %d: update both",
+			version, len(zs), changes, readmeZoneFiles, readmeZoneChanges)
+	}
+}
+
+// firstReading returns the first instant at which loc's clocks read w,
+// found by brute force over the offsets loc has within a day and a quarter
+// either side of it (the time package's, sampled every ten minutes), never
+// by time.Date, which picks an unspecified offset in a fold. It fails the
+// test when no instant reads w (w is in a gap).
+func firstReading(tb testing.TB, loc *time.Location, w dstsafe.Wall) time.Time {
+	tb.Helper()
+	s := naiveOf(w.Year, w.Month, w.Day, w.Hour, w.Minute, w.Second)
+	var offsets []int
+	for t := s - maxOff; t <= s+maxOff; t += 600 {
+		if off := offsetOf(loc, t); !slices.Contains(offsets, off) {
+			offsets = append(offsets, off)
+		}
+	}
+	ts := readings(nil, s, offsets, func(t int64) int { return offsetOf(loc, t) })
+	if len(ts) == 0 {
+		tb.Fatalf("no instant reads %v in %s: it is in a gap", w, loc)
+		return time.Time{}
+	}
+	return time.Unix(ts[0], int64(w.Nanosecond)).In(loc)
+}
+
+// fatalRecorder is a testing.TB whose Fatalf records instead of stopping.
+type fatalRecorder struct {
+	testing.TB
+	fatal string
+}
+
+func (r *fatalRecorder) Fatalf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
+
+// TestFirstReading checks the helper on the pinned zones: the first of two
+// readings in a fold (an offset written out by hand), the one reading of
+// an ordinary wall, and a failure for a wall in a gap.
+func TestFirstReading(t *testing.T) {
+	for _, tc := range []struct {
+		zone string
+		w    dstsafe.Wall
+		want string
+	}{
+		{"America/Chicago", wall(2024, 11, 3, 1, 30, 0), "2024-11-03T01:30:00-05:00"},    // CDT, not the CST repeat
+		{"Europe/Dublin", wall(2024, 10, 27, 1, 30, 0), "2024-10-27T01:30:00+01:00"},     // IST, not the GMT repeat
+		{"Australia/Lord_Howe", wall(2024, 4, 7, 1, 45, 0), "2024-04-07T01:45:00+11:00"}, // 30-minute fold
+		{"America/Chicago", wall(2024, 7, 4, 12, 0, 0), "2024-07-04T12:00:00-05:00"},     // an ordinary day
+	} {
+		got := firstReading(t, dstsafetest.Zone(t, tc.zone), tc.w)
+		if want := mustTime(t, tc.want); !got.Equal(want) {
+			t.Errorf("firstReading(%s, %v) = %v, want %v", tc.zone, tc.w, got, want)
+		}
+	}
+	r := &fatalRecorder{TB: t}
+	firstReading(r, dstsafetest.Zone(t, "America/Chicago"), wall(2024, 3, 10, 2, 30, 0))
+	if r.fatal == "" {
+		t.Error("firstReading of 02:30 on 2024-03-10 in Chicago (a gap) did not fail")
 	}
 }

@@ -39,9 +39,9 @@ var (
 // dstsafe builds its offset table for it once per test binary.
 //
 // Pinned: Africa/Cairo, America/Chicago, America/Havana, America/New_York,
-// America/Sao_Paulo, Asia/Beirut, Asia/Kolkata, Australia/Lord_Howe,
-// Australia/Sydney, Etc/UTC, Europe/Dublin, Europe/London, Europe/Volgograd,
-// Pacific/Apia.
+// America/Nuuk, America/Sao_Paulo, Asia/Beirut, Asia/Kolkata,
+// Australia/Lord_Howe, Australia/Sydney, Etc/UTC, Europe/Dublin,
+// Europe/London, Europe/Volgograd, Pacific/Apia.
 func Zone(t testing.TB, name string) *time.Location {
 	t.Helper()
 	return zone(t, name)

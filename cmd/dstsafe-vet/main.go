@@ -17,6 +17,11 @@
 // flag through: go vet -vettool=... -wallclock.tests ./...). A line is
 // silenced with a "//dstsafevet:ignore reason" comment on it or above it.
 // The exit status is 0 when clean, 1 (standalone: 3) on findings.
+//
+// The analyzers follow the current time through parameters, fields,
+// elements, function values and results, and across packages through
+// analysis facts (go vet passes them between packages). For golangci-lint
+// v2, package github.com/dstsafe/dstsafe/cmd/golangci is a module plugin.
 package main
 
 import (

@@ -5,15 +5,17 @@
 //	dstsafe explain SPEC [--from T] [--months N]
 //	dstsafe transitions ZONE [--year Y]
 //	dstsafe resolve ZONE WALL [--policy P]
-//	dstsafe check PATH...
+//	dstsafe check PATH... [--format text|json|sarif]
+//	dstsafe tzdiff --from SRC --to SRC SPEC... [--year Y] [--years N]
 //
 // Every command takes --json for machine-readable output and --zoneinfo DIR
 // to read zones from DIR instead of the system's tz database (the ZONEINFO
 // environment variable does the same). The binary embeds a copy of the tz
 // database as a last resort.
 //
-// Exit status: 0 success; 1 check found problems, or resolve --policy
-// reject met a skipped or repeated wall time; 2 bad arguments or input.
+// Exit status: 0 success; 1 check found problems, tzdiff found changed
+// fires, or resolve --policy reject met a skipped or repeated wall time;
+// 2 bad arguments or input.
 package main
 
 import (
@@ -59,10 +61,21 @@ type command struct {
 	run     func(c *cmdContext, args []string) error
 }
 
+// commands is the command table: a new command is one entry here (its
+// usage's first line is what --help lists).
 var commands []*command
 
 func init() {
-	commands = []*command{nextCmd, explainCmd, transitionsCmd, resolveCmd, checkCmd}
+	commands = []*command{nextCmd, explainCmd, transitionsCmd, resolveCmd, checkCmd, tzdiffCmd}
+}
+
+// commandNames lists the commands for an error message: "next, explain, ...".
+func commandNames() string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // cmdContext is what every command gets: output streams, the clock, and
@@ -86,15 +99,15 @@ func run(args []string, stdout, stderr io.Writer, now func() time.Time) int {
 			}
 		}
 		if len(args) == 0 {
-			fmt.Fprint(stderr, topUsage)
+			fmt.Fprint(stderr, topUsage())
 			return exitUsage
 		}
-		fmt.Fprint(stdout, topUsage)
+		fmt.Fprint(stdout, topUsage())
 		return exitOK
 	}
 	c := lookupCmd(args[0])
 	if c == nil {
-		fmt.Fprintf(stderr, "dstsafe: unknown command %q; want one of next, explain, transitions, resolve, check (dstsafe --help)\n", args[0])
+		fmt.Fprintf(stderr, "dstsafe: unknown command %q; want one of %s (dstsafe --help)\n", args[0], commandNames())
 		return exitUsage
 	}
 	ctx := &cmdContext{cmd: c, stdout: stdout, stderr: stderr, now: now}
@@ -227,15 +240,20 @@ func loadZone(arg, name string) (*time.Location, error) {
 	return loc, nil
 }
 
-const topUsage = `dstsafe: preview, explain and check schedules across daylight-saving transitions.
+// topUsage lists every command of the table by the first line of its
+// usage.
+func topUsage() string {
+	var b strings.Builder
+	b.WriteString("dstsafe: preview, explain and check schedules across daylight-saving transitions.\n\nUsage:\n")
+	for _, c := range commands {
+		first, _, _ := strings.Cut(c.usage, "\n")
+		b.WriteString("  " + strings.TrimPrefix(first, "Usage: ") + "\n")
+	}
+	b.WriteString(topUsageTail)
+	return b.String()
+}
 
-Usage:
-  dstsafe next SPEC [--from T] [--count N] [--fold P] [--gap P] [--seconds]
-  dstsafe explain SPEC [--from T] [--months N]
-  dstsafe transitions ZONE [--year Y]
-  dstsafe resolve ZONE WALL [--policy P]
-  dstsafe check PATH...
-
+const topUsageTail = `
 Every command takes --json and --zoneinfo DIR; 'dstsafe help COMMAND' or
 'dstsafe COMMAND --help' shows its flags and examples.
 
@@ -245,7 +263,9 @@ Examples:
   dstsafe transitions Europe/London --year 2025
   dstsafe resolve America/Chicago 2024-11-03T01:30 --policy reject
   dstsafe check deploy/ crontab
+  dstsafe tzdiff --from go --to system 'CRON_TZ=America/Mexico_City 30 1 * * *'
 
-Exit status: 0 success; 1 check found problems, or resolve --policy reject
-met a skipped or repeated wall time; 2 bad arguments or input.
+Exit status: 0 success; 1 check found problems, tzdiff found changed
+fires, or resolve --policy reject met a skipped or repeated wall time;
+2 bad arguments or input.
 `

@@ -100,8 +100,41 @@ var goldenCases = []struct {
 
 	{"check_deploy", []string{"check", "testdata/check/deploy", "--from", "2024-06-01T00:00:00Z"}, 1},
 	{"check_deploy_json", []string{"check", "--json", "--from", "2024-06-01T00:00:00Z", "testdata/check/deploy/schedules.json", "testdata/check/deploy/zoned.crontab"}, 1},
+	{"check_deploy_sarif", []string{"check", "testdata/check/deploy", "--from", "2024-06-01T00:00:00Z", "--format", "sarif"}, 1},
+	// The example: a flow-style spec map, a flow-style CronJob.
+	{"check_flow_yaml", []string{"check", "testdata/check/deploy/flow.yaml", "--from", "2024-06-01T00:00:00Z"}, 1},
+	// One TZ behind an anchor used by two services: one finding, where it is written.
+	{"check_anchors_json", []string{"check", "testdata/check/deploy/anchors.yaml", "--format", "json"}, 1},
+	// A List of CronJobs, a spec shared by anchor and merged with <<.
+	{"check_cronjob_list", []string{"check", "testdata/check/deploy/cronjob-list.yaml", "--from", "2024-06-01T00:00:00Z"}, 1},
+	{"check_timer", []string{"check", "testdata/check/deploy/billing.timer", "--from", "2024-06-01T00:00:00Z"}, 1},
+	{"check_dockerfile_syntaxes", []string{"check", "testdata/check/deploy/Dockerfile.worker"}, 1},
+	// Notes inform: a CronJob without timeZone, a Helm template; exit 0.
+	{"check_notes_only", []string{"check", "testdata/check/deploy/report-cronjob.yaml", "testdata/check/deploy/chart", "testdata/check/deploy/.github"}, 0},
 	{"check_clean", []string{"check", "testdata/check/clean"}, 0},
+	{"check_clean_sarif", []string{"check", "testdata/check/clean", "--format", "sarif"}, 0},
+	{"check_bad_format", []string{"check", "testdata/check/clean", "--format", "xml"}, 2},
+	{"check_format_conflict", []string{"check", "testdata/check/clean", "--format", "sarif", "--json"}, 2},
 	{"check_missing_path", []string{"check", "testdata/check/nope"}, 2},
+
+	// testdata/tzdiff: old/ keeps Mexico's DST and Almaty's +06 (tzdata
+	// before 2022f and 2024a); new/ is tzdata 2025b. make.sh builds both.
+	// Mexico 2023: the old rules' spring-forward day; 02:00 exists again.
+	{"tzdiff_mexico_gap_day", []string{"tzdiff", "--from", "testdata/tzdiff/old", "--to", "testdata/tzdiff/new", "CRON_TZ=America/Mexico_City 0 * 2 4 *", "--year", "2023", "--years", "1"}, 1},
+	// Mexico 2023: the old rules' fall-back night; the first copies vanish.
+	{"tzdiff_mexico_fold_night", []string{"tzdiff", "--from", "testdata/tzdiff/old", "--to", "testdata/tzdiff/new", "CRON_TZ=America/Mexico_City */30 1 29 10 *", "--year", "2023", "--years", "1"}, 1},
+	// Every summer Sunday of 2023 moves by an hour.
+	{"tzdiff_mexico_weekly", []string{"tzdiff", "--from", "testdata/tzdiff/old", "--to", "testdata/tzdiff/new", "CRON_TZ=America/Mexico_City 30 1 * * 0", "--year", "2023", "--years", "1"}, 1},
+	// Kazakhstan 2024: +06 -> +05 at midnight, 23:xx of Feb 29 repeats;
+	// the fixed-time job fires at the first copy either way.
+	{"tzdiff_almaty_json", []string{"tzdiff", "--from", "testdata/tzdiff/old", "--to", "testdata/tzdiff/new", "CRON_TZ=Asia/Almaty */30 23 29 2 *", "CRON_TZ=Asia/Almaty 30 23 29 2 *", "CRON_TZ=Asia/Almaty 0 9 1 * *", "--year", "2024", "--years", "1", "--json"}, 1},
+	// Chicago did not change: exit 0.
+	{"tzdiff_chicago_unchanged", []string{"tzdiff", "--from", "testdata/tzdiff/old", "--to", "testdata/tzdiff/new", "CRON_TZ=America/Chicago 30 1 * * *", "--year", "2023", "--years", "3"}, 0},
+	{"tzdiff_missing_to", []string{"tzdiff", "--from", "testdata/tzdiff/old", "CRON_TZ=America/Chicago 30 1 * * *"}, 2},
+	{"tzdiff_spec_in_utc", []string{"tzdiff", "--from", "testdata/tzdiff/old", "--to", "testdata/tzdiff/new", "30 1 * * *"}, 2},
+	{"tzdiff_zone_not_in_tree", []string{"tzdiff", "--from", "testdata/tzdiff/old", "--to", "testdata/tzdiff/new", "CRON_TZ=Europe/London 30 1 * * *"}, 2},
+	{"tzdiff_bad_years", []string{"tzdiff", "--from", "testdata/tzdiff/old", "--to", "testdata/tzdiff/new", "CRON_TZ=America/Chicago 30 1 * * *", "--years", "0"}, 2},
+	{"tzdiff_bad_source", []string{"tzdiff", "--from", "testdata/tzdiff/nope", "--to", "system", "CRON_TZ=America/Chicago 30 1 * * *"}, 2},
 
 	{"help", []string{"--help"}, 0},
 	{"no_args", nil, 2},
@@ -151,10 +184,10 @@ func quoteArgs(args []string) string {
 func TestJSONIsValid(t *testing.T) {
 	for _, tc := range goldenCases {
 		isJSON := false
-		for _, a := range tc.args {
-			isJSON = isJSON || a == "--json"
+		for i, a := range tc.args {
+			isJSON = isJSON || a == "--json" || a == "--format" && i+1 < len(tc.args) && (tc.args[i+1] == "json" || tc.args[i+1] == "sarif")
 		}
-		if !isJSON {
+		if !isJSON || tc.code == exitUsage {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {

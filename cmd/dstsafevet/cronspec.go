@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/constant"
 	"go/token"
 	"go/types"
 	"strings"
@@ -20,7 +19,8 @@ import (
 // gocron (v2 CronJob, v1 Scheduler.Cron and CronWithSeconds):
 //
 //   - without a CRON_TZ= or TZ= prefix, since the zone then depends on the
-//     library (dstsafe: UTC; robfig/cron and gocron: the machine's zone).
+//     library (dstsafe: UTC; robfig/cron and gocron: the machine's zone);
+//     @every intervals need none.
 //     A dstsafe.ParseCron call with options is assumed to set the zone, and
 //     so is a robfig *cron.Cron built here with cron.New(cron.WithLocation(...)).
 //     The suggested fix prefixes CRON_TZ=UTC;
@@ -29,8 +29,12 @@ import (
 //     (CRON_TZ=America/Chicago 30 1 * * *);
 //   - with a zone the tz database does not know.
 //
-// Only constant specs are checked.
-var CronSpec = addTestsFlag(&analysis.Analyzer{
+// The spec may be a constant, or a value that only constants flow into:
+// a package variable, a field of a configuration struct set in a
+// composite literal, a map or slice element, a range variable over them,
+// the result of a function of the package. The diagnostic is reported
+// where the constant is written.
+var CronSpec = newAnalyzer(&analysis.Analyzer{
 	Name: "cronspec",
 	Doc:  "report cron specs without a zone, or at a fixed time inside their zone's DST transition window",
 	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/cmd/dstsafevet#CronSpec",
@@ -51,7 +55,7 @@ var now = time.Now
 func runCronSpec(pass *analysis.Pass) (any, error) {
 	fs := files(pass)
 	r := newReporter(pass, fs)
-	t := newTracker(pass, fs)
+	t := flow(pass)
 	for _, f := range fs {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -66,15 +70,17 @@ func runCronSpec(pass *analysis.Pass) (any, error) {
 			if lib == "" {
 				return true
 			}
-			if lib == "robfig/cron" && !zoneFromOptions {
+			switch {
+			case zoneFromOptions:
+			case lib == "robfig/cron":
 				zoneFromOptions = t.robfigWithLocation(call)
+			case lib == "gocron":
+				zoneFromOptions = t.gocronWithLocation(call)
 			}
-			arg := call.Args[0]
-			tv, ok := pass.TypesInfo.Types[arg]
-			if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
-				return true
+			for _, src := range t.specSources(call.Args[0], 0) {
+				spec, _ := constString(pass, src)
+				checkSpec(r, src, spec, zoneFromOptions)
 			}
-			checkSpec(r, arg, constant.StringVal(tv.Value), zoneFromOptions)
 			return true
 		})
 	}
@@ -116,7 +122,9 @@ func cronLibrary(fn *types.Func, call *ast.CallExpr) (lib string, zoneFromOption
 func checkSpec(r *reporter, arg ast.Expr, spec string, zoneFromOptions bool) {
 	zone, rest := SplitZone(spec)
 	if zone == "" {
-		if zoneFromOptions {
+		// @every 10m is an interval of real time in every library: no
+		// zone to name.
+		if zoneFromOptions || strings.HasPrefix(rest, "@every ") {
 			return
 		}
 		d := analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec", Message: noZoneMsg}
@@ -155,25 +163,242 @@ func (t *tracker) robfigWithLocation(call *ast.CallExpr) bool {
 	if !ok {
 		return false
 	}
+	// cron.New(cron.WithLocation(utc)).AddFunc(...)
+	if newCall, ok := unparen(sel.X).(*ast.CallExpr); ok {
+		return hasOption(t.pass, newCall, "WithLocation", "github.com/robfig/cron")
+	}
 	obj := t.objectOf(sel.X)
 	if obj == nil {
 		return false
 	}
 	for _, rhs := range t.assigns[obj] {
-		newCall, ok := unparen(rhs).(*ast.CallExpr)
-		if !ok {
-			continue
-		}
-		for _, a := range newCall.Args {
-			opt, ok := unparen(a).(*ast.CallExpr)
-			if !ok {
-				continue
-			}
-			if fn := calleeFunc(t.pass, opt); fn != nil && fn.Name() == "WithLocation" && fn.Pkg() != nil &&
-				strings.HasPrefix(fn.Pkg().Path(), "github.com/robfig/cron") {
-				return true
-			}
+		if newCall, ok := unparen(rhs).(*ast.CallExpr); ok && hasOption(t.pass, newCall, "WithLocation", "github.com/robfig/cron") {
+			return true
 		}
 	}
 	return false
+}
+
+// specSources returns the constant string expressions that flow into a
+// spec argument: the argument itself when it is constant, else what is
+// assigned to the variable, field or element it reads, or returned by the
+// function it calls.
+func (t *tracker) specSources(e ast.Expr, depth int) []ast.Expr {
+	if depth > 5 {
+		return nil
+	}
+	if _, ok := constString(t.pass, e); ok {
+		return []ast.Expr{e}
+	}
+	var out []ast.Expr
+	// j.Spec where j ranges over a table of literals: only that table's
+	// specs, not every value the field gets in the package.
+	if x, ok := unparen(e).(*ast.SelectorExpr); ok {
+		if lits := t.structLits(x.X, depth+1); lits != nil {
+			for _, lit := range lits {
+				if v := fieldValue(t.pass, lit, x.Sel.Name); v != nil {
+					out = append(out, t.specSources(v, depth+1)...)
+				}
+			}
+			return out
+		}
+	}
+	switch x := unparen(e).(type) {
+	case *ast.Ident, *ast.SelectorExpr:
+		obj := t.objectOf(x)
+		if obj == nil {
+			return nil
+		}
+		for _, r := range t.assigns[obj] {
+			out = append(out, t.specSources(r, depth+1)...)
+		}
+		for _, rg := range t.ranges {
+			if rg.value == obj {
+				out = append(out, t.elemSpecSources(rg.x, depth+1)...)
+			}
+		}
+	case *ast.IndexExpr:
+		out = t.elemSpecSources(x.X, depth+1)
+	case *ast.CallExpr:
+		for _, n := range t.targets(x.Fun) {
+			var body *ast.BlockStmt
+			switch d := n.node.(type) {
+			case *ast.FuncDecl:
+				body = d.Body
+			case *ast.FuncLit:
+				body = d.Body
+			}
+			if body == nil {
+				continue
+			}
+			eachReturn(body, func(n *ast.ReturnStmt) {
+				if len(n.Results) > 0 {
+					out = append(out, t.specSources(n.Results[0], depth+1)...)
+				}
+			})
+		}
+	}
+	return out
+}
+
+// elemSpecSources returns the constant strings among the elements of a
+// map, slice or array: its composite literals and element assignments.
+func (t *tracker) elemSpecSources(e ast.Expr, depth int) []ast.Expr {
+	var out []ast.Expr
+	add := func(lit ast.Expr) {
+		cl, ok := unparen(lit).(*ast.CompositeLit)
+		if !ok {
+			return
+		}
+		for _, el := range cl.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				el = kv.Value
+			}
+			out = append(out, t.specSources(el, depth+1)...)
+		}
+	}
+	add(e)
+	if obj := t.objectOf(e); obj != nil {
+		for _, r := range t.assigns[obj] {
+			add(r)
+		}
+		for _, r := range t.elemAssigns[obj] {
+			out = append(out, t.specSources(r, depth+1)...)
+		}
+	}
+	return out
+}
+
+// gocronWithLocation reports whether gocron.CronJob(...) is passed to
+// NewJob on a scheduler built here with gocron.NewScheduler(
+// gocron.WithLocation(...)), which reads zone-less specs in that zone.
+func (t *tracker) gocronWithLocation(call *ast.CallExpr) bool {
+	outer, ok := t.parent[call].(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := unparen(outer.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "NewJob" {
+		return false
+	}
+	obj := t.objectOf(sel.X)
+	if obj == nil {
+		return false
+	}
+	for _, ta := range t.tupleAssigns[obj] {
+		if ta.index == 0 && hasOption(t.pass, ta.call, "WithLocation", "github.com/go-co-op/gocron") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasOption reports whether a constructor call passes an option built by
+// a function name of a package whose path starts with pkg.
+func hasOption(pass *analysis.Pass, newCall *ast.CallExpr, name, pkg string) bool {
+	for _, a := range newCall.Args {
+		opt, ok := unparen(a).(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		if fn := calleeFunc(pass, opt); fn != nil && fn.Name() == name && fn.Pkg() != nil && strings.HasPrefix(fn.Pkg().Path(), pkg) {
+			return true
+		}
+	}
+	return false
+}
+
+// structLits returns the composite literals a struct-valued expression may
+// be: a variable assigned one, a range variable over a table of them, an
+// element of such a table; nil when some value is not a literal.
+func (t *tracker) structLits(e ast.Expr, depth int) []*ast.CompositeLit {
+	if depth > 5 {
+		return nil
+	}
+	var out []*ast.CompositeLit
+	all := true
+	add := func(r ast.Expr) {
+		if u, ok := unparen(r).(*ast.UnaryExpr); ok && u.Op == token.AND {
+			r = u.X
+		}
+		if lit, ok := unparen(r).(*ast.CompositeLit); ok {
+			out = append(out, lit)
+		} else {
+			all = false
+		}
+	}
+	elems := func(x ast.Expr) {
+		var conts []ast.Expr
+		if obj := t.objectOf(x); obj != nil {
+			conts = t.assigns[obj]
+			if len(t.elemAssigns[obj]) > 0 {
+				all = false
+			}
+		} else {
+			conts = []ast.Expr{x}
+		}
+		for _, c := range conts {
+			cl, ok := unparen(c).(*ast.CompositeLit)
+			if !ok {
+				all = false
+				continue
+			}
+			for _, el := range cl.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					el = kv.Value
+				}
+				add(el)
+			}
+		}
+	}
+	switch x := unparen(e).(type) {
+	case *ast.Ident:
+		obj := t.objectOf(x)
+		if obj == nil {
+			return nil
+		}
+		ranged := false
+		for _, rg := range t.ranges {
+			if rg.value == obj {
+				elems(rg.x)
+				ranged = true
+			}
+		}
+		if !ranged {
+			if len(t.assigns[obj]) == 0 {
+				return nil
+			}
+			for _, r := range t.assigns[obj] {
+				add(r)
+			}
+		}
+	case *ast.IndexExpr:
+		elems(x.X)
+	default:
+		return nil
+	}
+	if !all || len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// fieldValue returns the value a struct literal gives a field, or nil.
+func fieldValue(pass *analysis.Pass, lit *ast.CompositeLit, name string) ast.Expr {
+	st, ok := pass.TypesInfo.TypeOf(lit).Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	for i, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == name {
+				return kv.Value
+			}
+			continue
+		}
+		if i < st.NumFields() && st.Field(i).Name() == name {
+			return el
+		}
+	}
+	return nil
 }

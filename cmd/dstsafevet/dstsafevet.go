@@ -19,10 +19,15 @@ const ignoreDirective = "//dstsafevet:ignore"
 // includeTests holds each analyzer's -tests flag.
 var includeTests = map[*analysis.Analyzer]*bool{}
 
-func addTestsFlag(a *analysis.Analyzer) *analysis.Analyzer {
+// newAnalyzer adds the -tests flag and the NowFlow requirement.
+func newAnalyzer(a *analysis.Analyzer) *analysis.Analyzer {
 	includeTests[a] = a.Flags.Bool("tests", false, "also check _test.go files")
+	a.Requires = append(a.Requires, NowFlow)
 	return a
 }
+
+// flow returns the NowFlow result for the pass's package.
+func flow(pass *analysis.Pass) *tracker { return pass.ResultOf[NowFlow].(*tracker) }
 
 // files returns the files of the pass the analyzer should look at.
 func files(pass *analysis.Pass) []*ast.File {
@@ -30,6 +35,11 @@ func files(pass *analysis.Pass) []*ast.File {
 	if p := includeTests[pass.Analyzer]; p != nil {
 		withTests = *p
 	}
+	return filterFiles(pass, withTests)
+}
+
+// filterFiles drops generated files, and test files unless withTests.
+func filterFiles(pass *analysis.Pass, withTests bool) []*ast.File {
 	var out []*ast.File
 	for _, f := range pass.Files {
 		name := pass.Fset.File(f.Pos()).Name()

@@ -20,8 +20,9 @@ import (
 // packages (type-checking their dependencies from source is the slow part,
 // several times slower under -race) serves every expectation.
 var all = &analysis.Analyzer{
-	Name: "all",
-	Doc:  "every dstsafevet analyzer",
+	Name:     "all",
+	Doc:      "every dstsafevet analyzer",
+	Requires: []*analysis.Analyzer{dstsafevet.NowFlow},
 	Run: func(pass *analysis.Pass) (any, error) {
 		for _, a := range dstsafevet.Analyzers() {
 			p := *pass
@@ -47,7 +48,7 @@ var all = &analysis.Analyzer{
 //   - testsflag has its only finding in a _test.go file: not reported.
 func TestAnalyzers(t *testing.T) {
 	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), all,
-		"postmortem/naive", "postmortem/fixed",
+		"postmortem/naive", "postmortem/fixed", "postmortem/seed",
 		"wallclock", "elapsedguard", "localdate", "cronspec", "testsflag")
 }
 
@@ -79,17 +80,39 @@ func TestTestsFlag(t *testing.T) {
 		if err := dstsafevet.WallClock.Flags.Set("tests", tc.tests); err != nil {
 			t.Fatal(err)
 		}
-		var got []analysis.Diagnostic
-		pass := &analysis.Pass{
-			Analyzer: dstsafevet.WallClock, Fset: fset, Files: files, Pkg: pkg, TypesInfo: info,
-			Report: func(d analysis.Diagnostic) { got = append(got, d) },
-		}
-		if _, err := dstsafevet.WallClock.Run(pass); err != nil {
-			t.Fatal(err)
-		}
+		got := runByHand(t, dstsafevet.WallClock, fset, files, pkg, info)
 		if len(got) != tc.want {
 			t.Errorf("-wallclock.tests=%s: %d diagnostics, want %d", tc.tests, len(got), tc.want)
 		}
 	}
 	dstsafevet.WallClock.Flags.Set("tests", "false")
+}
+
+// runByHand runs an analyzer over a type-checked package without a
+// driver: NowFlow first (no facts from dependencies), then the analyzer.
+func runByHand(t testing.TB, a *analysis.Analyzer, fset *token.FileSet, files []*ast.File, pkg *types.Package, info *types.Info) []analysis.Diagnostic {
+	t.Helper()
+	var got []analysis.Diagnostic
+	base := analysis.Pass{
+		Fset: fset, Files: files, Pkg: pkg, TypesInfo: info, TypesSizes: types.SizesFor("gc", "amd64"),
+		ImportObjectFact:  func(types.Object, analysis.Fact) bool { return false },
+		ExportObjectFact:  func(types.Object, analysis.Fact) {},
+		ImportPackageFact: func(*types.Package, analysis.Fact) bool { return false },
+		ExportPackageFact: func(analysis.Fact) {},
+		Report:            func(d analysis.Diagnostic) { got = append(got, d) },
+		ResultOf:          map[*analysis.Analyzer]any{},
+	}
+	now := base
+	now.Analyzer = dstsafevet.NowFlow
+	res, err := dstsafevet.NowFlow.Run(&now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := base
+	p.Analyzer = a
+	p.ResultOf = map[*analysis.Analyzer]any{dstsafevet.NowFlow: res}
+	if _, err := a.Run(&p); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

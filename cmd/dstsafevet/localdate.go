@@ -2,56 +2,415 @@ package dstsafevet
 
 import (
 	"go/ast"
+	"go/constant"
+	"go/token"
 	"go/types"
+	"regexp"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 )
 
-// LocalDate reports time.Date calls with a zone other than UTC whose result
-// is used as a schedule instant: passed to time.Until, subtracted from or
-// compared with the current instant, or returned by a Next method.
+// LocalDate reports dates and instants built from local wall readings in
+// ways that go wrong at a transition or around midnight:
 //
-//	midnight := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
-//	timer := time.NewTimer(time.Until(midnight))
+//   - time.Date with a zone other than UTC whose result is used as a
+//     schedule instant: passed to time.Until, subtracted from or compared
+//     with the current instant, or returned by a Next method. time.Date
+//     documents that for a wall time a transition skips or repeats it
+//     "does not guarantee which" offset it picks:
 //
-// time.Date documents that for a wall time a transition skips or repeats it
-// "does not guarantee which" offset it picks. Fixed zones (time.FixedZone)
-// and time.UTC have no transitions and are not reported.
-var LocalDate = addTestsFlag(&analysis.Analyzer{
+//     midnight := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
+//     timer := time.NewTimer(time.Until(midnight))
+//
+//   - a business date taken from the current time in a named zone:
+//     now.In(loc).Date(), now.In(loc).Format("2006-01-02") (any layout with
+//     a date and no time of day), dstsafe.DateOf(now, loc), used as a key,
+//     an argument, a field, a return value or in a comparison. It is the
+//     date the code happens to run, not the period it is for: a retry after
+//     midnight, a catch-up after downtime or a run delayed past midnight
+//     takes the next day. Printing and logging it is fine, and so is
+//     building an instant from it with time.Date (checked above) or
+//     dstsafe.Wall;
+//
+//   - Truncate or Round by a whole number of days on a time in a named
+//     zone, or followed by In: they work on absolute time, so the "day"
+//     starts at midnight UTC (18:00 or 19:00 the evening before in Chicago).
+//
+// Fixed zones (time.FixedZone) and time.UTC have no transitions and are not
+// reported; neither is the machine's zone (bare time.Now()), which
+// dstsafe check keeps at UTC.
+var LocalDate = newAnalyzer(&analysis.Analyzer{
 	Name: "localdate",
-	Doc:  "report time.Date in a local zone used as a schedule instant",
+	Doc:  "report time.Date in a local zone used as a schedule instant, and business dates taken from the current local time",
 	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/cmd/dstsafevet#LocalDate",
 	Run:  runLocalDate,
 })
 
-const localDateMsg = "localdate: time.Date picks an unspecified offset when this wall time is skipped or repeated in the zone, so the job fires an hour off, twice or not at all; " +
-	"resolve it with dstsafe.Resolve(dstsafe.Wall{...}, loc, dstsafe.Compatible) and handle the error"
+const (
+	localDateMsg = "localdate: time.Date picks an unspecified offset when this wall time is skipped or repeated in the zone, so the job fires an hour off, twice or not at all; " +
+		"resolve it with dstsafe.Resolve(dstsafe.Wall{...}, loc, dstsafe.Compatible) and handle the error"
+	businessDateMsg = "localdate: a business date taken from the current local time is the day the code happens to run, not the period it is for (a retry after midnight, a catch-up or a delayed run takes the next day); " +
+		"derive it from the scheduled instant: run.RunDate, or dstsafe.DateOf(run.Due, loc)"
+	truncateDayMsg = "localdate: Truncate and Round work on absolute time, so a whole-day step lands on midnight UTC, not local midnight (18:00 or 19:00 the day before in Chicago); " +
+		"take the local date with dstsafe.DateOf(t, loc) and resolve its midnight with dstsafe.Resolve(dstsafe.Wall{...}, loc, dstsafe.Compatible)"
+)
 
 func runLocalDate(pass *analysis.Pass) (any, error) {
 	fs := files(pass)
-	t := newTracker(pass, fs)
+	t := flow(pass)
 	r := newReporter(pass, fs)
+	conv := t.dateConversions()
 	for _, f := range fs {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) != 8 {
+			if !ok {
 				return true
 			}
-			sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
-			if !ok || !isPkgFunc(pass, sel, "time", "Date") {
-				return true
-			}
-			if fixedZone(pass, call.Args[7]) {
-				return true
-			}
-			if t.usedAsInstant(call, 0) {
+			switch {
+			case t.isLocalTimeDate(call):
 				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: localDateMsg})
+			case t.isDayTruncate(call):
+				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: truncateDayMsg})
+			case t.isBusinessDate(call, conv):
+				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: businessDateMsg})
 			}
 			return true
 		})
 	}
 	return nil, nil
+}
+
+// isLocalTimeDate reports time.Date in a zone with transitions, used as a
+// schedule instant.
+func (t *tracker) isLocalTimeDate(call *ast.CallExpr) bool {
+	if len(call.Args) != 8 {
+		return false
+	}
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || !isPkgFunc(t.pass, sel, "time", "Date") || fixedZone(t.pass, call.Args[7]) {
+		return false
+	}
+	return t.usedAsInstant(call, 0)
+}
+
+// isDayTruncate reports t.Truncate(n*24*time.Hour) or Round on a time in a
+// named zone, or whose result is put in one with In.
+func (t *tracker) isDayTruncate(call *ast.CallExpr) bool {
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || (sel.Sel.Name != "Truncate" && sel.Sel.Name != "Round") || len(call.Args) != 1 || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+		return false
+	}
+	tv, ok := t.pass.TypesInfo.Types[call.Args[0]]
+	if !ok || tv.Value == nil {
+		return false
+	}
+	d, exact := constant.Int64Val(constant.ToInt(tv.Value))
+	if !exact || d <= 0 || d%int64(24*time.Hour) != 0 {
+		return false
+	}
+	if t.inNamedZone(sel.X) {
+		return true
+	}
+	// x.Truncate(24*time.Hour).In(loc)
+	if ps, ok := t.parent[call].(*ast.SelectorExpr); ok && ps.Sel.Name == "In" {
+		if pc, ok := t.parent[ps].(*ast.CallExpr); ok && len(pc.Args) == 1 && !t.isUTCLoc(pc.Args[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// inNamedZone reports a time read in a zone the code names: x.In(loc) with
+// loc not UTC, or the current time so read.
+func (t *tracker) inNamedZone(e ast.Expr) bool {
+	if info := t.nowOf(e); info.zone == zoneNamed {
+		return true
+	}
+	call, ok := unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "In" && len(call.Args) == 1 && isTime(t.pass.TypesInfo.TypeOf(sel.X)) && !t.isUTCLoc(call.Args[0])
+}
+
+// dateUse says how a date value is used: not as a business date (printed,
+// logged, turned into an instant), returned to the caller, or as a
+// business date (a key, an argument, a field, a comparison).
+type dateUse uint8
+
+const (
+	useNone dateUse = iota
+	useReturn
+	useBusiness
+)
+
+// isBusinessDate reports a date of the current time in a named zone
+// (Date(), Format with a date layout, dstsafe.DateOf, or a function of this
+// package that converts its time parameter so) that is used as a business
+// date. A function that returns such a date of its parameter is a
+// conversion: its call sites decide.
+func (t *tracker) isBusinessDate(call *ast.CallExpr, conv map[*types.Func]int) bool {
+	use, param := t.dateOfNow(call, conv)
+	return use == useBusiness || use == useReturn && param == nil
+}
+
+// dateOfNow returns how the date computed by call is used, if call
+// computes a date of the current time in a named zone, and the parameter
+// the time came from when it came from one.
+func (t *tracker) dateOfNow(call *ast.CallExpr, conv map[*types.Func]int) (dateUse, *types.Var) {
+	if fn := calleeFunc(t.pass, call); fn != nil {
+		i, isConv := conv[fn]
+		if fn.Name() == "DateOf" && fn.Pkg() != nil && fn.Pkg().Path() == dstsafePath && len(call.Args) == 2 {
+			if t.isUTCLoc(call.Args[1]) {
+				return useNone, nil
+			}
+			i, isConv = 0, true
+		}
+		if isConv && i < len(call.Args) {
+			// A recorded instant (s.lastRun, fires[0]) is when something
+			// happened, judged where it is recorded.
+			if info := t.nowOf(call.Args[i]); !info.now() || info.stored {
+				return useNone, nil
+			}
+			return t.usedAsDate(call, 0), t.paramBase(call.Args[i], 0)
+		}
+	}
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+		return useNone, nil
+	}
+	if info := t.nowOf(sel.X); info.zone != zoneNamed || info.stored {
+		return useNone, nil
+	}
+	switch sel.Sel.Name {
+	case "Date":
+		// y, m, d := now.In(loc).Date()
+		as, ok := t.parent[call].(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 {
+			return useNone, nil
+		}
+		use := useNone
+		for _, l := range as.Lhs {
+			if obj := t.objectOf(l); obj != nil {
+				use = max(use, t.varUsedAsDate(obj, 0))
+			}
+		}
+		return use, t.paramBase(sel.X, 0)
+	case "Format":
+		if len(call.Args) != 1 {
+			return useNone, nil
+		}
+		layout, ok := constString(t.pass, call.Args[0])
+		if !ok || !layoutHasDate(layout) || layoutHasHour(layout) || strings.Contains(layout, "04") {
+			return useNone, nil
+		}
+		return t.usedAsDate(call, 0), t.paramBase(sel.X, 0)
+	}
+	return useNone, nil
+}
+
+// paramBase returns the parameter a time expression is computed from
+// (t.In(loc), local := t.In(loc); local), or nil.
+func (t *tracker) paramBase(e ast.Expr, depth int) *types.Var {
+	if depth > 4 {
+		return nil
+	}
+	switch e := unparen(e).(type) {
+	case *ast.CallExpr:
+		sel, ok := unparen(e.Fun).(*ast.SelectorExpr)
+		if ok && isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+			switch sel.Sel.Name {
+			case "In", "UTC", "Local", "Add", "AddDate", "Truncate", "Round":
+				return t.paramBase(sel.X, depth+1)
+			}
+		}
+	case *ast.Ident:
+		v, ok := t.pass.TypesInfo.ObjectOf(e).(*types.Var)
+		if !ok {
+			return nil
+		}
+		if isParam(v) {
+			return v
+		}
+		if rhs := t.assigns[v]; isLocal(v) && len(rhs) == 1 {
+			return t.paramBase(rhs[0], depth+1)
+		}
+	}
+	return nil
+}
+
+// dateConversions finds the functions of the package that return a date
+// of a time parameter taken in a named zone (func day(t time.Time) string
+// { return t.In(chicago).Format("2006-01-02") }), with that parameter's
+// index, to a fixed point (one may call another).
+func (t *tracker) dateConversions() map[*types.Func]int {
+	conv := map[*types.Func]int{}
+	var sources []*ast.CallExpr
+	for _, f := range t.files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				sources = append(sources, call)
+			}
+			return true
+		})
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, call := range sources {
+			use, p := t.dateOfNow(call, conv)
+			if use != useReturn || p == nil {
+				continue
+			}
+			d, ok := t.enclosingFunc(call).(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			fn, _ := t.pass.TypesInfo.Defs[d.Name].(*types.Func)
+			if fn == nil {
+				continue
+			}
+			sig := fn.Type().(*types.Signature)
+			for i := 0; i < sig.Params().Len(); i++ {
+				if sig.Params().At(i) == p {
+					if _, seen := conv[fn]; !seen {
+						conv[fn] = i
+						changed = true
+					}
+				}
+			}
+		}
+	}
+	return conv
+}
+
+// useOf returns e with the parentheses around it, and the node that uses
+// it.
+func (t *tracker) useOf(e ast.Expr) (child, parent ast.Node) {
+	child = e
+	parent = t.parent[child]
+	for {
+		pe, ok := parent.(*ast.ParenExpr)
+		if !ok {
+			return child, parent
+		}
+		child, parent = pe, t.parent[pe]
+	}
+}
+
+// usedAsDate reports how the date value e is used.
+func (t *tracker) usedAsDate(e ast.Expr, depth int) dateUse {
+	if depth > 4 {
+		return useNone
+	}
+	child, p := t.useOf(e)
+	switch p := p.(type) {
+	case *ast.CallExpr:
+		if child == p.Fun {
+			return useNone
+		}
+		if tv, ok := t.pass.TypesInfo.Types[p.Fun]; ok && tv.IsType() {
+			return t.usedAsDate(p, depth+1) // string(d), a conversion
+		}
+		fn := calleeFunc(t.pass, p)
+		switch {
+		case fn == nil:
+			return useBusiness
+		case isPrinting(fn):
+			return useNone
+		case fn.Pkg() != nil && fn.Pkg().Path() == "fmt" && strings.HasPrefix(fn.Name(), "Sprint"):
+			return t.usedAsDate(p, depth+1) // the string it is formatted into
+		case fn.Pkg() != nil && fn.Pkg().Path() == "time" && fn.Name() == "Date":
+			return useNone // an instant, which the first check judges
+		case fn.Pkg() != nil && fn.Pkg().Path() == dstsafePath && (fn.Name() == "Resolve" || fn.Name() == "Lookup"):
+			return useNone
+		}
+		return useBusiness
+	case *ast.SelectorExpr:
+		// d.String(), d.AddDays(1): follow the method's result.
+		if call, ok := t.parent[p].(*ast.CallExpr); ok && call.Fun == p {
+			return t.usedAsDate(call, depth+1)
+		}
+		return useBusiness
+	case *ast.BinaryExpr:
+		if p.Op == token.ADD {
+			return t.usedAsDate(p, depth+1) // "report-" + date
+		}
+		other := p.X
+		if other == child {
+			other = p.Y
+		}
+		if tv, ok := t.pass.TypesInfo.Types[other]; ok && tv.Value != nil {
+			return useNone // compared with a constant: a test of the clock, not a key
+		}
+		return useBusiness
+	case *ast.KeyValueExpr:
+		if lit, ok := t.parent[p].(*ast.CompositeLit); ok {
+			return t.usedAsDate(lit, depth+1)
+		}
+		return useBusiness // a map key
+	case *ast.CompositeLit:
+		if isNamed(t.pass.TypesInfo.TypeOf(p), dstsafePath, "Wall") {
+			return useNone
+		}
+		return t.usedAsDate(p, depth+1) // Date{y, m, d}, Key{Day: d}: where it goes
+	case *ast.AssignStmt:
+		for i, r := range p.Rhs {
+			if r == child && i < len(p.Lhs) {
+				if obj := t.objectOf(p.Lhs[i]); obj != nil {
+					if v, ok := obj.(*types.Var); ok && isLocal(v) {
+						return t.varUsedAsDate(v, depth)
+					}
+				}
+				return useBusiness // a field, a map element, a package variable
+			}
+		}
+	case *ast.ValueSpec:
+		for i, v := range p.Values {
+			if v == child && i < len(p.Names) {
+				return t.varUsedAsDate(t.pass.TypesInfo.Defs[p.Names[i]], depth)
+			}
+		}
+	case *ast.ReturnStmt:
+		return useReturn
+	case *ast.IndexExpr, *ast.SendStmt, *ast.SwitchStmt, *ast.CaseClause:
+		return useBusiness
+	}
+	return useNone
+}
+
+// varUsedAsDate reports the most telling use of a local variable holding
+// a date.
+func (t *tracker) varUsedAsDate(obj types.Object, depth int) dateUse {
+	v, ok := obj.(*types.Var)
+	if !ok {
+		return useNone
+	}
+	if !isLocal(v) {
+		return useBusiness
+	}
+	use := useNone
+	for _, id := range t.uses[obj] {
+		use = max(use, t.usedAsDate(id, depth+1))
+	}
+	return use
+}
+
+// isPrinting reports functions and methods that only print or log their
+// arguments.
+func isPrinting(fn *types.Func) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	switch fn.Pkg().Path() {
+	case "fmt":
+		return strings.HasPrefix(fn.Name(), "Print") || strings.HasPrefix(fn.Name(), "Fprint") || fn.Name() == "Errorf"
+	case "log", "log/slog", "testing":
+		return true
+	}
+	return false
 }
 
 // fixedZone reports whether loc is time.UTC or a time.FixedZone call, zones
@@ -74,31 +433,43 @@ func (t *tracker) usedAsInstant(e ast.Expr, depth int) bool {
 	if depth > 3 {
 		return false
 	}
-	var child ast.Node = e
-	p := t.parent[child]
-	for {
-		if pe, ok := p.(*ast.ParenExpr); ok {
-			child, p = pe, t.parent[pe]
-			continue
-		}
-		break
-	}
+	child, p := t.useOf(e)
 	switch p := p.(type) {
 	case *ast.CallExpr:
+		if child == p.Fun {
+			return false
+		}
+		// scheduleTask(x, ...), queue.EnqueueAt(x, job), clock.Until(x)
+		if fn := calleeFunc(t.pass, p); fn != nil && schedulingName.MatchString(fn.Name()) {
+			return true
+		}
 		// time.Until(x)
 		if sel, ok := unparen(p.Fun).(*ast.SelectorExpr); ok {
 			if isPkgFunc(t.pass, sel, "time", "Until") {
 				return true
 			}
 			// now.Before(x), now.After(x), now.Sub(x), now.Equal(x)
-			if isTime(t.pass.TypesInfo.TypeOf(sel.X)) && t.nowOf(sel.X).now && comparesInstant(sel.Sel.Name) {
+			if isTime(t.pass.TypesInfo.TypeOf(sel.X)) && t.nowOf(sel.X).now() && comparesInstant(sel.Sel.Name) {
 				return true
 			}
 		}
 	case *ast.SelectorExpr:
+		call, ok := t.parent[p].(*ast.CallExpr)
+		if !ok || call.Fun != p {
+			return false
+		}
 		// x.Sub(now), x.Before(now), x.After(now)
-		if call, ok := t.parent[p].(*ast.CallExpr); ok && call.Fun == p && len(call.Args) == 1 &&
-			comparesInstant(p.Sel.Name) && t.nowOf(call.Args[0]).now {
+		if len(call.Args) == 1 && comparesInstant(p.Sel.Name) && t.nowOf(call.Args[0]).now() {
+			return true
+		}
+		// midnight.AddDate(0, 0, 1): still the instant to schedule.
+		switch p.Sel.Name {
+		case "Add", "AddDate", "In", "UTC":
+			return t.usedAsInstant(call, depth+1)
+		}
+	case *ast.KeyValueExpr:
+		// Task{RunAt: x}
+		if id, ok := p.Key.(*ast.Ident); ok && p.Value == child && instantField.MatchString(id.Name) {
 			return true
 		}
 	case *ast.ReturnStmt:
@@ -121,6 +492,13 @@ func (t *tracker) usedAsInstant(e ast.Expr, depth int) bool {
 	return false
 }
 
+// schedulingName matches functions and methods that take the instant
+// something is to happen at.
+var schedulingName = regexp.MustCompile(`(?i)schedul|enqueue|^(run|fire|wake|notify|sleep|wait)?(at|until)$|^(run|fire|wake|notify|sleep|wait)(at|until)`)
+
+// instantField matches struct fields that hold when something happens.
+var instantField = regexp.MustCompile(`^(?i:at|runat|due|dueat|next|nextrun|nextat|fireat|scheduledat|when)$`)
+
 func comparesInstant(method string) bool {
 	switch method {
 	case "Before", "After", "Sub", "Equal", "Compare":
@@ -136,8 +514,8 @@ func (t *tracker) varUsedAsInstant(obj types.Object, depth int) bool {
 	if !ok || v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
 		return false
 	}
-	for id, o := range t.pass.TypesInfo.Uses {
-		if o == obj && t.usedAsInstant(id, depth+1) {
+	for _, id := range t.uses[obj] {
+		if t.usedAsInstant(id, depth+1) {
 			return true
 		}
 	}

@@ -11,17 +11,26 @@ import (
 )
 
 // WallClock reports code that decides a job is due by matching the local
-// wall-clock reading of the current time against constants or configured
-// values:
+// wall-clock hour of the current time against a configured value:
 //
 //	now := time.Now().In(chicago)
 //	if now.Hour() == 1 && now.Minute() == 30 { bill() }
 //
-// It recognises Hour and Minute calls, the results of Clock, Format with an
-// hour or minute layout, structs built from them, and switch statements on
-// them, whenever the time is the current instant (time.Now, a Clock's Now, a
-// ticker's tick) read in a zone other than UTC.
-var WallClock = addTestsFlag(&analysis.Analyzer{
+// The current time is whatever NowFlow says holds it: time.Now(), a
+// Clock's Now(), a ticker's tick, and any parameter, field, map or slice
+// element or function result it flows into, read in a zone other than UTC.
+// The reading is its Hour(), the hour of Clock(), Format with an hour in
+// the layout, and values built from them (arithmetic such as
+// h*60+m, fmt.Sprintf("%02d:%02d", h, m), struct and array literals). A
+// match is == or != against anything that is not another reading of a
+// time (constants, package variables, fields, map and slice elements,
+// function results, a time of day parsed with time.Parse("15:04", s)), a
+// switch on the reading, a map lookup keyed by it (jobs[now.Format("15:04")])
+// or slices.Contains(hours, now.Hour()).
+//
+// Matching the minute alone (now.Minute() == 0, an hourly job) is left
+// alone: it follows real time, as a periodic cron spec does.
+var WallClock = newAnalyzer(&analysis.Analyzer{
 	Name: "wallclock",
 	Doc:  "report jobs triggered by matching the local hour/minute of the current time",
 	URL:  "https://pkg.go.dev/github.com/dstsafe/dstsafe/cmd/dstsafevet#WallClock",
@@ -33,33 +42,22 @@ const wallClockMsg = "wallclock: matching the local hour/minute of the current t
 
 func runWallClock(pass *analysis.Pass) (any, error) {
 	fs := files(pass)
-	t := newTracker(pass, fs)
+	t := flow(pass)
 	r := newReporter(pass, fs)
-	w := &wallMatcher{t: t, comps: map[types.Object]bool{}}
-	w.findComponentVars()
+	w := newWallMatcher(t)
 	reported := map[ast.Stmt]bool{}
-	flag := func(n ast.Node) {
-		s := t.enclosingStmt(n)
-		if s != nil && reported[s] {
-			return
-		}
-		reported[s] = true
-		r.report(analysis.Diagnostic{Pos: n.Pos(), End: n.End(), Category: "wallclock", Message: wallClockMsg})
-	}
 	for _, f := range fs {
 		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.BinaryExpr:
-				if n.Op != token.EQL && n.Op != token.NEQ {
-					return true
+			if e, ok := n.(ast.Expr); ok && w.isMatch(e, compHour) {
+				s := t.enclosingStmt(n)
+				if s == nil || !reported[s] {
+					reported[s] = true
+					r.report(analysis.Diagnostic{Pos: n.Pos(), End: n.End(), Category: "wallclock", Message: wallClockMsg})
 				}
-				if (w.isComponent(n.X) && w.isSetting(n.Y)) || (w.isComponent(n.Y) && w.isSetting(n.X)) {
-					flag(n)
-				}
-			case *ast.SwitchStmt:
-				if n.Tag != nil && w.isComponent(n.Tag) {
-					flag(n.Tag)
-				}
+			}
+			if sw, ok := n.(*ast.SwitchStmt); ok && sw.Tag != nil && w.component(sw.Tag)&compHour != 0 {
+				reported[sw] = true
+				r.report(analysis.Diagnostic{Pos: sw.Tag.Pos(), End: sw.Tag.End(), Category: "wallclock", Message: wallClockMsg})
 			}
 			return true
 		})
@@ -67,44 +65,122 @@ func runWallClock(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
+// comp says which wall-clock components of the current time a value
+// carries.
+type comp uint8
+
+const (
+	compHour     comp = 1 << iota
+	compMinute        // alone, an hourly match: real time
+	compCalendar      // day, weekday, month: a daily or monthly match
+)
+
 type wallMatcher struct {
 	t     *tracker
-	comps map[types.Object]bool // variables holding a wall-clock component of now
-	// calendar widens components to the date (Day, Weekday, YearDay,
-	// Month, Date): a monthly job matched on now.Day() == 1 is triggered
-	// by the wall clock too.
-	calendar bool
+	comps map[types.Object]comp // variables holding components of the current time
+	// clockSettings are time.Time variables parsed from a time of day
+	// ("15:04"): their Hour() is a setting, not a reading.
+	clockSettings map[types.Object]bool
 }
 
-func (w *wallMatcher) findComponentVars() {
+func newWallMatcher(t *tracker) *wallMatcher {
+	w := &wallMatcher{t: t, comps: map[types.Object]comp{}, clockSettings: map[types.Object]bool{}}
+	for obj, rhs := range t.assigns {
+		if len(rhs) > 0 && allOf(rhs, w.isTimeOfDayParse) {
+			w.clockSettings[obj] = true
+		}
+	}
+	for obj, tas := range t.tupleAssigns {
+		if len(t.assigns[obj]) == 0 && len(tas) > 0 && tas[0].index == 0 && allTuples(tas, func(ta tupleAssign) bool { return w.isTimeOfDayParse(ta.call) }) {
+			w.clockSettings[obj] = true
+		}
+	}
 	for changed := true; changed; {
 		changed = false
-		for obj, rhs := range w.t.assigns {
-			if w.comps[obj] {
-				continue
-			}
+		for obj, rhs := range t.assigns {
+			var c comp
 			for _, e := range rhs {
-				if w.isComponent(e) {
-					w.comps[obj] = true
-					changed = true
-					break
+				if !t.litValues[e] {
+					c |= w.component(e)
 				}
+			}
+			if c&^w.comps[obj] != 0 {
+				w.comps[obj] |= c
+				changed = true
 			}
 		}
-		for obj, tas := range w.t.tupleAssigns {
-			if w.comps[obj] {
-				continue
-			}
+		for obj, tas := range t.tupleAssigns {
+			var c comp
 			for _, ta := range tas {
-				// h, m, s := now.Clock(): hour and minute are components.
-				if (ta.index <= 1 && w.isNowMethodCall(ta.call, "Clock")) || (w.calendar && w.isNowMethodCall(ta.call, "Date")) {
-					w.comps[obj] = true
-					changed = true
-					break
+				switch {
+				case w.isNowMethodCall(ta.call, "Clock") && ta.index == 0:
+					c |= compHour
+				case w.isNowMethodCall(ta.call, "Clock") && ta.index == 1:
+					c |= compMinute
+				case w.isNowMethodCall(ta.call, "Date"), w.isNowMethodCall(ta.call, "ISOWeek"):
+					c |= compCalendar
 				}
+			}
+			if c&^w.comps[obj] != 0 {
+				w.comps[obj] |= c
+				changed = true
 			}
 		}
 	}
+	return w
+}
+
+func allOf(es []ast.Expr, f func(ast.Expr) bool) bool {
+	for _, e := range es {
+		if !f(e) {
+			return false
+		}
+	}
+	return true
+}
+
+func allTuples(ts []tupleAssign, f func(tupleAssign) bool) bool {
+	for _, ta := range ts {
+		if !f(ta) {
+			return false
+		}
+	}
+	return true
+}
+
+// isTimeOfDayParse reports time.Parse or time.ParseInLocation with a
+// constant layout that has no date: a configured time of day.
+func (w *wallMatcher) isTimeOfDayParse(e ast.Expr) bool {
+	call, ok := unparen(e).(*ast.CallExpr)
+	if !ok || len(call.Args) < 2 {
+		return false
+	}
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || !(isPkgFunc(w.t.pass, sel, "time", "Parse") || isPkgFunc(w.t.pass, sel, "time", "ParseInLocation")) {
+		return false
+	}
+	layout, ok := constString(w.t.pass, call.Args[0])
+	return ok && layoutHasHour(layout) && !layoutHasDate(layout)
+}
+
+func constString(pass *analysis.Pass, e ast.Expr) (string, bool) {
+	tv, ok := pass.TypesInfo.Types[e]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
+		return "", false
+	}
+	return constant.StringVal(tv.Value), true
+}
+
+// layoutHasHour reports a time layout with an hour: 15, 03, 3 (as 3:, 3PM).
+func layoutHasHour(l string) bool {
+	return strings.Contains(l, "15") || strings.Contains(l, "03") || strings.Contains(l, "3:") ||
+		strings.Contains(l, "3PM") || strings.Contains(l, "3pm")
+}
+
+// layoutHasDate reports a time layout with a day of the month.
+func layoutHasDate(l string) bool {
+	return strings.Contains(l, "2006") || strings.Contains(l, "02") || strings.Contains(l, "_2") ||
+		strings.Contains(l, "Jan") || strings.Contains(l, "01") || strings.Contains(l, "06")
 }
 
 // isNowMethodCall reports whether call is now.<name>(...) on the current
@@ -122,52 +198,126 @@ func (w *wallMatcher) isNowMethodCall(call *ast.CallExpr, names ...string) bool 
 		return false
 	}
 	info := w.t.nowOf(sel.X)
-	return info.now && !info.utc
+	return info.now() && !info.utc()
 }
 
-// isComponent reports whether e carries the local hour or minute of now.
-func (w *wallMatcher) isComponent(e ast.Expr) bool {
+// component returns the wall-clock components of the current time e
+// carries.
+func (w *wallMatcher) component(e ast.Expr) comp {
+	info := w.t.pass.TypesInfo
 	switch e := unparen(e).(type) {
 	case *ast.CallExpr:
-		if w.isNowMethodCall(e, "Hour", "Minute") {
-			return true
-		}
-		if w.calendar && w.isNowMethodCall(e, "Day", "Weekday", "YearDay", "Month") {
-			return true
-		}
-		if w.isNowMethodCall(e, "Format") && len(e.Args) == 1 {
-			if tv, ok := w.t.pass.TypesInfo.Types[e.Args[0]]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
-				layout := constant.StringVal(tv.Value)
-				return strings.Contains(layout, "15") || strings.Contains(layout, "04") || strings.Contains(layout, "3:")
+		switch {
+		case w.isNowMethodCall(e, "Hour"):
+			return compHour
+		case w.isNowMethodCall(e, "Minute"):
+			return compMinute
+		case w.isNowMethodCall(e, "Day", "Weekday", "YearDay", "Month"):
+			return compCalendar
+		case w.isNowMethodCall(e, "Format") && len(e.Args) == 1:
+			layout, ok := constString(w.t.pass, e.Args[0])
+			if !ok {
+				return 0
 			}
+			var c comp
+			if layoutHasHour(layout) {
+				c |= compHour
+			} else if strings.Contains(layout, "04") {
+				c |= compMinute
+			}
+			if layoutHasDate(layout) || strings.Contains(layout, "Mon") {
+				c |= compCalendar
+			}
+			return c
 		}
-		// int(now.Hour()) and similar conversions.
-		if tv, ok := w.t.pass.TypesInfo.Types[e.Fun]; ok && tv.IsType() && len(e.Args) == 1 {
-			return w.isComponent(e.Args[0])
+		// int(now.Hour()), time.Duration(now.Hour())
+		if tv, ok := info.Types[e.Fun]; ok && tv.IsType() && len(e.Args) == 1 {
+			return w.component(e.Args[0])
+		}
+		// fmt.Sprintf("%02d:%02d", now.Hour(), now.Minute()) and friends.
+		if fn := calleeFunc(w.t.pass, e); fn != nil && fn.Pkg() != nil &&
+			(fn.Pkg().Path() == "fmt" && strings.HasPrefix(fn.Name(), "Sprint") || fn.Pkg().Path() == "strconv" && fn.Name() == "Itoa") {
+			var c comp
+			for _, a := range e.Args {
+				c |= w.component(a)
+			}
+			return c
+		}
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.ADD, token.SUB, token.MUL, token.QUO, token.REM:
+			return w.component(e.X) | w.component(e.Y)
 		}
 	case *ast.CompositeLit:
+		var c comp
 		for _, el := range e.Elts {
 			if kv, ok := el.(*ast.KeyValueExpr); ok {
 				el = kv.Value
 			}
-			if w.isComponent(el) {
-				return true
-			}
+			c |= w.component(el)
 		}
+		return c
 	case *ast.Ident, *ast.SelectorExpr:
 		if obj := w.t.objectOf(e); obj != nil {
 			return w.comps[obj]
 		}
 	}
+	return 0
+}
+
+// isMatch reports whether e matches a component in want of the current
+// time against a setting: an equality, a map lookup keyed by it, or
+// slices.Contains / slices.Index.
+func (w *wallMatcher) isMatch(e ast.Expr, want comp) bool {
+	switch e := e.(type) {
+	case *ast.BinaryExpr:
+		if e.Op != token.EQL && e.Op != token.NEQ {
+			return false
+		}
+		return (w.component(e.X)&want != 0 && w.isSetting(e.Y)) || (w.component(e.Y)&want != 0 && w.isSetting(e.X))
+	case *ast.IndexExpr:
+		if _, isMap := w.t.pass.TypesInfo.TypeOf(e.X).Underlying().(*types.Map); !isMap || w.component(e.Index)&want == 0 || !w.isSetting(e.X) {
+			return false
+		}
+		return w.isLookup(e)
+	case *ast.CallExpr:
+		fn := calleeFunc(w.t.pass, e)
+		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "slices" || (fn.Name() != "Contains" && fn.Name() != "Index") || len(e.Args) != 2 {
+			return false
+		}
+		return w.component(e.Args[1])&want != 0 && w.isSetting(e.Args[0])
+	}
+	return false
+}
+
+// isLookup reports whether a map index reads a job out of the map (v, ok
+// := m[k]; m[k] != nil; range m[k]; m[k]()) rather than counting into it.
+func (w *wallMatcher) isLookup(ix *ast.IndexExpr) bool {
+	switch p := w.t.parent[ix].(type) {
+	case *ast.AssignStmt:
+		return len(p.Lhs) == 2 && len(p.Rhs) == 1 && p.Rhs[0] == ix
+	case *ast.RangeStmt:
+		return p.X == ix
+	case *ast.CallExpr:
+		return p.Fun == ix
+	case *ast.BinaryExpr:
+		other := p.X
+		if other == ix {
+			other = p.Y
+		}
+		id, ok := unparen(other).(*ast.Ident)
+		return ok && id.Name == "nil" && (p.Op == token.EQL || p.Op == token.NEQ)
+	}
 	return false
 }
 
 // isSetting reports whether e is what a wall-clock component is matched
-// against: a constant, a configured value (cfg.Hour, n.At[0]), a struct of
-// them; anything but another reading of a time (now.Hour() == last.Hour()
-// compares two readings, it does not match a schedule).
+// against: a constant, a configured value (cfg.Hour, n.At[0], jobs[name],
+// parseHour(s)), a struct of them; anything but another reading of a time
+// (now.Hour() == last.Hour() compares two readings, it does not match a
+// schedule). A time of day parsed from "15:04" is a setting.
 func (w *wallMatcher) isSetting(e ast.Expr) bool {
-	if w.isConstish(e) {
+	if tv, ok := w.t.pass.TypesInfo.Types[e]; ok && tv.Value != nil {
 		return true
 	}
 	fromTime := false
@@ -177,61 +327,29 @@ func (w *wallMatcher) isSetting(e ast.Expr) bool {
 			return false
 		}
 		if isTime(w.t.pass.TypesInfo.TypeOf(x)) {
+			if obj := w.t.objectOf(x); obj != nil && w.clockSettings[obj] {
+				return false
+			}
 			fromTime = true
 		}
 		switch x := x.(type) {
 		case *ast.Ident, *ast.SelectorExpr:
-			if obj := w.t.objectOf(x); obj != nil && (w.comps[obj] || len(w.t.tupleAssigns[obj]) > 0) {
+			if obj := w.t.objectOf(x); obj != nil && (w.comps[obj] != 0 || len(w.t.tupleAssigns[obj]) > 0 && w.tupleOfTime(obj)) {
 				fromTime = true
 			}
-		case *ast.CallExpr:
-			// A function of something else (parseHour(cfg)) is a setting;
-			// a method on a time is a reading, caught above by its receiver.
 		}
 		return !fromTime
 	})
 	return !fromTime
 }
 
-// isConstish reports whether e is a constant, a composite literal of
-// constants, or a variable only ever assigned such values.
-func (w *wallMatcher) isConstish(e ast.Expr) bool {
-	return w.constish(e, 0)
-}
-
-func (w *wallMatcher) constish(e ast.Expr, depth int) bool {
-	if depth > 4 {
-		return false
-	}
-	if tv, ok := w.t.pass.TypesInfo.Types[e]; ok && tv.Value != nil {
-		return true
-	}
-	switch e := unparen(e).(type) {
-	case *ast.CompositeLit:
-		for _, el := range e.Elts {
-			if kv, ok := el.(*ast.KeyValueExpr); ok {
-				el = kv.Value
-			}
-			if !w.constish(el, depth+1) {
-				return false
-			}
+// tupleOfTime reports a variable assigned from a method of a time (h, m,
+// s := t.Clock()).
+func (w *wallMatcher) tupleOfTime(obj types.Object) bool {
+	for _, ta := range w.t.tupleAssigns[obj] {
+		if sel, ok := unparen(ta.call.Fun).(*ast.SelectorExpr); ok && isTime(w.t.pass.TypesInfo.TypeOf(sel.X)) {
+			return true
 		}
-		return true
-	case *ast.Ident, *ast.SelectorExpr:
-		obj := w.t.objectOf(e)
-		if obj == nil || len(w.t.tupleAssigns[obj]) > 0 {
-			return false
-		}
-		rhs := w.t.assigns[obj]
-		if len(rhs) == 0 {
-			return false
-		}
-		for _, r := range rhs {
-			if !w.constish(r, depth+1) {
-				return false
-			}
-		}
-		return true
 	}
 	return false
 }

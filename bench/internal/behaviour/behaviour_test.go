@@ -2,32 +2,72 @@ package behaviour
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
 // peerTimeout bounds each library call. A healthy Next answers in
 // microseconds, even under -race; only a real hang reaches it.
 const peerTimeout = 2 * time.Second
 
+// TestMain points time.LoadLocation, which all three libraries use for a
+// CRON_TZ= prefix, at the pinned tzdata 2025b files of dstsafetest, so
+// that what the tables say does not change with the host's tz database.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "behaviour-zoneinfo-")
+	if err == nil {
+		err = os.CopyFS(dir, dstsafetest.ZoneinfoFS())
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "behaviour: copying the pinned zoneinfo:", err)
+		os.Exit(2)
+	}
+	os.Setenv("ZONEINFO", dir) // read once, at the first LoadLocation
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	outcomesOnce sync.Once
+	outcomes     [][]Outcome // outcomes[i][j]: Libraries[j] on Cases[i]
+)
+
+// allOutcomes runs every library on every case, once per test binary:
+// the libraries that hang on the last case leave goroutines spinning.
+func allOutcomes() [][]Outcome {
+	outcomesOnce.Do(func() {
+		for _, c := range Cases {
+			outcomes = append(outcomes, RunAll(Libraries, c, peerTimeout))
+		}
+	})
+	return outcomes
+}
+
 // TestFamousCases asserts what dstsafe does with each famous transition —
 // one fire per civil day (or month), the first reading in a fold, the
 // reading shifted by the gap's length in a gap, never before the gap, and
-// an answer at all on Apia's skipped day — and logs what the peers do.
+// an answer at all on Apia's skipped day — against the instants written
+// out by hand in Cases. What the peers do is asserted cell by cell by
+// TestBenchREADMETable and TestREADMETable.
 func TestFamousCases(t *testing.T) {
-	for _, c := range Cases {
+	all := allOutcomes()
+	for i, c := range Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			loc, err := time.LoadLocation(c.Zone)
-			if err != nil {
-				t.Fatalf("load %s: %v", c.Zone, err)
+			if _, err := dstsafetest.ZoneinfoFS().Open(c.Zone); err != nil {
+				t.Fatalf("%s is not pinned in dstsafetest/zoneinfo: %v", c.Zone, err)
 			}
-			want, err := c.WantInstants(loc)
+			want, err := c.WantInstants(dstsafetest.Zone(t, c.Zone))
 			if err != nil {
 				t.Fatal(err)
 			}
-
-			got := Run(Dstsafe, c, peerTimeout)
+			got := all[i][0]
 			switch {
 			case got.Hung:
 				t.Fatalf("dstsafe did not answer within %s", peerTimeout)
@@ -37,9 +77,8 @@ func TestFamousCases(t *testing.T) {
 			if !equalInstants(got.Fires, want) {
 				t.Errorf("dstsafe fires at\n\t%s\nwant\n\t%s", format(got.Fires), format(want))
 			}
-
-			for i, o := range RunAll(Peers, c, peerTimeout) {
-				t.Logf("%-48s %s", Peers[i].Name+":", c.Summary(o))
+			for j, o := range all[i][1:] {
+				t.Logf("%-48s %s", Peers[j].Name+":", c.Summary(o))
 			}
 		})
 	}
@@ -71,6 +110,7 @@ func TestSummary(t *testing.T) {
 		{"extra day", Outcome{Fires: append(append([]time.Time{}, want...), want[2].AddDate(0, 0, 1))},
 			"extra fire on Nov 5 at 01:30 CST"},
 		{"hung", Outcome{Hung: true}, "hangs"},
+		{"hung in Next", Outcome{Hung: true, HungIn: "Next"}, "`Next` hangs"},
 		{"error", Outcome{Err: errors.New("bad spec")}, "error: bad spec"},
 	}
 	for _, tt := range tests {
@@ -85,15 +125,17 @@ func TestSummary(t *testing.T) {
 func TestRunReportsHangAndPanic(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	hang := Library{Name: "hang", fires: func(Case, *time.Location, time.Time, time.Time) ([]time.Time, error) {
+	hang := Library{Name: "hang", fires: func(_ Case, _ *time.Location, _, _ time.Time, call func(string)) ([]time.Time, error) {
+		call("Parse")
+		call("Next")
 		<-release
 		return nil, nil
 	}}
-	if o := Run(hang, Cases[0], 10*time.Millisecond); !o.Hung {
-		t.Errorf("Run of a library that never returns = %+v, want Hung", o)
+	if o := Run(hang, Cases[0], 10*time.Millisecond); !o.Hung || o.HungIn != "Next" {
+		t.Errorf("Run of a library that never returns from Next = %+v, want Hung in Next", o)
 	}
 
-	boom := Library{Name: "boom", fires: func(Case, *time.Location, time.Time, time.Time) ([]time.Time, error) {
+	boom := Library{Name: "boom", fires: func(Case, *time.Location, time.Time, time.Time, func(string)) ([]time.Time, error) {
 		panic("boom")
 	}}
 	if o := Run(boom, Cases[0], peerTimeout); o.Hung || o.Err == nil {
@@ -104,7 +146,7 @@ func TestRunReportsHangAndPanic(t *testing.T) {
 func TestChainRejectsNonIncreasing(t *testing.T) {
 	from := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	stuck := func(time.Time) time.Time { return from.Add(time.Hour) }
-	_, err := chain(stuck, from, from.AddDate(0, 0, 1))
+	_, err := chain(stuck, from, from.AddDate(0, 0, 1), func(string) {})
 	if !errors.Is(err, errNotIncreasing) {
 		t.Errorf("chain of a Next that stalls: err = %v, want errNotIncreasing", err)
 	}

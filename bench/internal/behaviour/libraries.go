@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -21,8 +22,10 @@ const maxFires = 64
 type Library struct {
 	// Name is the column heading.
 	Name string
-	// fires returns the fires at instants in [from, to), in order.
-	fires func(c Case, loc *time.Location, from, to time.Time) ([]time.Time, error)
+	// fires returns the fires at instants in [from, to), in order. It
+	// calls call with the name of each library function before calling it
+	// ("Next", "NewJob"), so that a hang can be reported where it happens.
+	fires func(c Case, loc *time.Location, from, to time.Time, call func(name string)) ([]time.Time, error)
 }
 
 // Dstsafe is dstsafe's ParseCron with default policies: each fire is
@@ -39,20 +42,21 @@ var Peers = []Library{
 	// reschedules with, including its fold de-duplication. gocron takes the
 	// zone either in the spec or from the scheduler; its fold check compares
 	// wall readings in the scheduler's location, so the two differ.
-	{Name: "gocron v2, CRON_TZ= in spec (scheduler in UTC)", fires: gocronFires(true, gocron.DaylightSavingsTimeDefault)},
-	{Name: "gocron v2, WithLocation", fires: gocronFires(false, gocron.DaylightSavingsTimeDefault)},
+	{Name: "gocron v2, `CRON_TZ=` in spec (scheduler in UTC)", fires: gocronFires(true, gocron.DaylightSavingsTimeDefault)},
+	{Name: "gocron v2, `WithLocation`", fires: gocronFires(false, gocron.DaylightSavingsTimeDefault)},
 	// gocron's opt-in fix for gaps.
-	{Name: "gocron v2, WithLocation + RunAfterTransition", fires: gocronFires(false, gocron.DaylightSavingsTimeRunAfterTransition)},
+	{Name: "gocron v2, `WithLocation` + `RunAfterTransition`", fires: gocronFires(false, gocron.DaylightSavingsTimeRunAfterTransition)},
 }
 
 // errNotIncreasing reports a schedule whose next fire is not after the
 // previous one; callers would fire in a loop or stall.
 var errNotIncreasing = errors.New("behaviour: next fire not after the previous one")
 
-func chain(next func(time.Time) time.Time, from, to time.Time) ([]time.Time, error) {
+func chain(next func(time.Time) time.Time, from, to time.Time, call func(string)) ([]time.Time, error) {
 	var out []time.Time
 	prev := from
 	for len(out) < maxFires {
+		call("Next")
 		t := next(prev)
 		if t.IsZero() || !t.Before(to) {
 			return out, nil
@@ -66,32 +70,35 @@ func chain(next func(time.Time) time.Time, from, to time.Time) ([]time.Time, err
 	return out, nil
 }
 
-func dstsafeFires(c Case, _ *time.Location, from, to time.Time) ([]time.Time, error) {
+func dstsafeFires(c Case, _ *time.Location, from, to time.Time, call func(string)) ([]time.Time, error) {
+	call("ParseCron")
 	s, err := dstsafe.ParseCron("CRON_TZ=" + c.Zone + " " + c.Spec)
 	if err != nil {
 		return nil, err
 	}
-	return chain(s.Next, from, to)
+	return chain(s.Next, from, to, call)
 }
 
-func robfigFires(c Case, _ *time.Location, from, to time.Time) ([]time.Time, error) {
+func robfigFires(c Case, _ *time.Location, from, to time.Time, call func(string)) ([]time.Time, error) {
+	call("ParseStandard")
 	s, err := cron.ParseStandard("CRON_TZ=" + c.Zone + " " + c.Spec)
 	if err != nil {
 		return nil, err
 	}
-	return chain(s.Next, from, to)
+	return chain(s.Next, from, to, call)
 }
 
 // gocronFires runs a real gocron Scheduler whose clock is stopped at from.
 // With zoneInSpec the spec carries CRON_TZ= and the scheduler runs in UTC
 // (a server's usual local zone); otherwise the scheduler is in the job's
 // zone (WithLocation) and the spec has no prefix.
-func gocronFires(zoneInSpec bool, policy gocron.DaylightSavingsTimePolicy) func(Case, *time.Location, time.Time, time.Time) ([]time.Time, error) {
-	return func(c Case, loc *time.Location, from, to time.Time) ([]time.Time, error) {
+func gocronFires(zoneInSpec bool, policy gocron.DaylightSavingsTimePolicy) func(Case, *time.Location, time.Time, time.Time, func(string)) ([]time.Time, error) {
+	return func(c Case, loc *time.Location, from, to time.Time, call func(string)) ([]time.Time, error) {
 		spec, schedLoc := c.Spec, loc
 		if zoneInSpec {
 			spec, schedLoc = "CRON_TZ="+c.Zone+" "+c.Spec, time.UTC
 		}
+		call("NewScheduler")
 		s, err := gocron.NewScheduler(
 			gocron.WithClock(clockwork.NewFakeClockAt(from)),
 			gocron.WithLocation(schedLoc),
@@ -100,15 +107,18 @@ func gocronFires(zoneInSpec bool, policy gocron.DaylightSavingsTimePolicy) func(
 			return nil, err
 		}
 		defer func() { _ = s.Shutdown() }()
+		call("NewJob")
 		j, err := s.NewJob(gocron.CronJob(spec, false), gocron.NewTask(func() {}),
 			gocron.WithDaylightSavingsTimePolicy(policy))
 		if err != nil {
 			return nil, err
 		}
+		call("Start")
 		s.Start()
 		// NextRuns(n) recomputes from the first scheduled run each time, so
 		// ask for one more until the window is passed.
 		for n := 1; n <= maxFires; n++ {
+			call("NextRuns")
 			runs, err := j.NextRuns(n)
 			if err != nil {
 				return nil, err
@@ -134,8 +144,10 @@ func before(ts []time.Time, to time.Time) []time.Time {
 type Outcome struct {
 	// Fires are the fire instants in the window, in the case's zone.
 	Fires []time.Time
-	// Hung is set when the library did not answer within the timeout.
-	Hung bool
+	// Hung is set when the library did not answer within the timeout;
+	// HungIn names the library function that did not return ("Next").
+	Hung   bool
+	HungIn string
 	// Err is a parse or scheduler error, or a panic inside the library.
 	Err error
 }
@@ -153,13 +165,16 @@ func Run(lib Library, c Case, timeout time.Duration) Outcome {
 		return Outcome{Err: err}
 	}
 	done := make(chan Outcome, 1)
+	var current atomic.Value // the library function being called
+	current.Store("")
+	call := func(name string) { current.Store(name) }
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
 				done <- Outcome{Err: fmt.Errorf("behaviour: %s panicked: %v", lib.Name, r)}
 			}
 		}()
-		fires, err := lib.fires(c, loc, from, to)
+		fires, err := lib.fires(c, loc, from, to, call)
 		for i := range fires {
 			fires[i] = fires[i].In(loc)
 		}
@@ -169,7 +184,7 @@ func Run(lib Library, c Case, timeout time.Duration) Outcome {
 	case o := <-done:
 		return o
 	case <-time.After(timeout):
-		return Outcome{Hung: true}
+		return Outcome{Hung: true, HungIn: current.Load().(string)}
 	}
 }
 

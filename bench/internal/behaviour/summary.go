@@ -9,9 +9,11 @@ import (
 
 // Summary says in a few words what o means for c, for a table cell:
 // "once a day (Nov 3 at 01:30 CDT)", "fires twice on Nov 3 (01:30 CDT,
-// 01:30 CST)", "skips Mar 10", "hangs".
+// 01:30 CST)", "skips Mar 10", "`Next` hangs".
 func (c Case) Summary(o Outcome) string {
 	switch {
+	case o.Hung && o.HungIn != "":
+		return "`" + o.HungIn + "` hangs"
 	case o.Hung:
 		return "hangs"
 	case o.Err != nil:
@@ -96,19 +98,30 @@ func times(n int) string {
 	return fmt.Sprintf("%d times", n)
 }
 
+// Libraries are dstsafe and its peers, in the table's column order.
+var Libraries = append([]Library{Dstsafe}, Peers...)
+
 // Markdown renders the behaviour of dstsafe and its peers on every case as
 // a markdown table, one row per case, one column per library.
 func Markdown(cases []Case, timeout time.Duration) string {
-	libs := append([]Library{Dstsafe}, Peers...)
+	outcomes := make([][]Outcome, len(cases))
+	for i, c := range cases {
+		outcomes[i] = RunAll(Libraries, c, timeout)
+	}
+	return markdown(cases, outcomes)
+}
+
+// markdown renders outcomes[i][j], what Libraries[j] did with cases[i].
+func markdown(cases []Case, outcomes [][]Outcome) string {
 	var b strings.Builder
 	b.WriteString("| case |")
-	for _, l := range libs {
+	for _, l := range Libraries {
 		b.WriteString(" " + l.Name + " |")
 	}
-	b.WriteString("\n| --- |" + strings.Repeat(" --- |", len(libs)) + "\n")
-	for _, c := range cases {
+	b.WriteString("\n| --- |" + strings.Repeat(" --- |", len(Libraries)) + "\n")
+	for i, c := range cases {
 		b.WriteString("| " + c.Name + " |")
-		for _, o := range RunAll(libs, c, timeout) {
+		for _, o := range outcomes[i] {
 			b.WriteString(" " + strings.ReplaceAll(c.Summary(o), "|", `\|`) + " |")
 		}
 		b.WriteString("\n")

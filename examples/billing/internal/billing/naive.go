@@ -71,6 +71,9 @@ func (n *Naive) run(ctx context.Context, now time.Time) error {
 		JobName, runID, utc(now)); err != nil {
 		return fmt.Errorf("naive: record run: %w", err)
 	}
+	// The business date comes from the tick's local clock, as the
+	// postmortem's worker took it, not from the scheduled instant.
+	//dstsafevet:ignore replays the 2024-11-03 incident on purpose
 	subs, err := DueOn(ctx, n.DB, dstsafe.DateOf(now, n.Zone))
 	if err != nil {
 		return err

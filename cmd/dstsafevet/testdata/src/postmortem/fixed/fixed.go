@@ -22,11 +22,12 @@ func Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s := dstsafe.NewScheduler(dstsafe.RealClock(), dstsafe.NewMemoryLedger())
-	err = s.Add("billing", spec, func(ctx context.Context, o dstsafe.Occurrence) error {
+	clock := dstsafe.RealClock()
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(dstsafe.NewMemoryLedger(clock)))
+	err = s.Add("billing", spec, func(ctx context.Context, run dstsafe.Run) error {
 		// The billing day is the Chicago calendar date of the run,
 		// whatever the offset: 07:30 UTC is 01:30 CST or 02:30 CDT.
-		runDate := o.At.In(chicago).Format("2006-01-02")
+		runDate := run.Due.In(chicago).Format("2006-01-02")
 		return bill(ctx, runDate)
 	})
 	if err != nil {

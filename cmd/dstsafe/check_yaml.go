@@ -1,0 +1,341 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/cmd/dstsafevet"
+)
+
+// scheduleKeys are the mapping keys whose values are cron specs.
+var scheduleKeys = map[string]bool{"schedule": true, "cron": true, "cronspec": true, "cron_spec": true, "crontab": true, "cron_schedule": true, "cronschedule": true}
+
+// zoneKeys name the zone of the specs beside them.
+var zoneKeys = map[string]bool{"timeZone": true, "time_zone": true, "timezone": true}
+
+const (
+	k8sScheduleZoneMsg = "Kubernetes never supported a CRON_TZ= or TZ= prefix in a CronJob's spec.schedule (recent releases' API validation rejects it, older ones ran it by accident of their cron parser); put the zone in spec.timeZone"
+	k8sNoTimeZoneMsg   = "this CronJob has no spec.timeZone, so it runs in the kube-controller-manager's zone (UTC on most clusters, the node's zone on some); set spec.timeZone to Etc/UTC, or to the zone the job must follow"
+	unreadableMsg      = "not checked: %s"
+)
+
+// yamlFile checks every document of a YAML file.
+func (ck *checker) yamlFile(name string, data []byte) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			ck.add(name, errorLine(err), 0, "unreadable", levelNote, unreadableMsg, "not YAML ("+strings.TrimPrefix(err.Error(), "yaml: ")+"), a template perhaps")
+			return
+		}
+		if len(doc.Content) > 0 {
+			ck.document(name, doc.Content[0])
+		}
+	}
+}
+
+// errorLine returns the line a YAML error names, or 1.
+func errorLine(err error) int {
+	var line int
+	if _, e := fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line); e == nil && line > 0 {
+		return line
+	}
+	return 1
+}
+
+// jsonFile checks a JSON file: read into YAML nodes (JSON is YAML's flow
+// style) with the line of every value, then checked as YAML.
+func (ck *checker) jsonFile(name string, data []byte) {
+	n, err := jsonNodes(data)
+	if err != nil {
+		ck.add(name, 1, 0, "unreadable", levelNote, unreadableMsg, "not JSON ("+err.Error()+")")
+		return
+	}
+	ck.document(name, n)
+}
+
+// document checks one YAML document: a Kubernetes CronJob (or a List of
+// them), a GitHub Actions workflow, or anything else walked for TZ
+// settings and cron specs.
+func (ck *checker) document(name string, root *yaml.Node) {
+	root = resolve(root)
+	skip := map[*yaml.Node]bool{}
+	switch {
+	case scalar(get(root, "kind")) == "List":
+		if items := resolve(get(root, "items")); items != nil && items.Kind == yaml.SequenceNode {
+			for _, it := range items.Content {
+				ck.document(name, it)
+			}
+			return
+		}
+	case scalar(get(root, "kind")) == "CronJob" && strings.HasPrefix(scalar(get(root, "apiVersion")), "batch/"):
+		ck.cronJob(name, get(root, "spec"), skip)
+	case get(root, "on") != nil && get(root, "jobs") != nil:
+		// GitHub Actions: on.schedule crons run in UTC, always.
+		if sched := resolve(get(resolve(get(root, "on")), "schedule")); sched != nil {
+			skip[sched] = true
+		}
+	}
+	ck.walk(name, root, skip, map[*yaml.Node]bool{})
+}
+
+// cronJob checks a Kubernetes CronJob's spec.schedule and spec.timeZone.
+func (ck *checker) cronJob(name string, spec *yaml.Node, skip map[*yaml.Node]bool) {
+	spec = resolve(spec)
+	sched := resolve(get(spec, "schedule"))
+	if sched == nil || sched.Kind != yaml.ScalarNode {
+		return
+	}
+	skip[sched] = true
+	if zone, _ := dstsafevet.SplitZone(sched.Value); zone != "" {
+		ck.add(name, sched.Line, sched.Column, "k8s-schedule-zone", levelError, k8sScheduleZoneMsg)
+		return
+	}
+	tz := resolve(get(spec, "timeZone"))
+	if tz == nil || tz.Kind != yaml.ScalarNode {
+		ck.add(name, sched.Line, sched.Column, "k8s-no-timezone", levelNote, k8sNoTimeZoneMsg)
+		return
+	}
+	skip[tz] = true
+	loc, ok := ck.zone(name, tz.Line, tz.Column, tz.Value)
+	if !ok {
+		return
+	}
+	ck.window(name, sched.Line, sched.Column, sched.Value, tz.Value, dstsafe.WithLocation(loc))
+}
+
+// walk visits every node once (aliases lead back to their anchors):
+// TZ keys, TZ=... list items, Kubernetes env entries {name: TZ, value: X},
+// and cron specs under schedule keys with the zone of their prefix or of a
+// timeZone key beside them.
+func (ck *checker) walk(name string, n *yaml.Node, skip, seen map[*yaml.Node]bool) {
+	n = resolve(n)
+	if n == nil || seen[n] || skip[n] {
+		return
+	}
+	seen[n] = true
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			c = resolve(c)
+			if c.Kind == yaml.ScalarNode {
+				if v, ok := strings.CutPrefix(c.Value, "TZ="); ok {
+					ck.tz(name, c.Line, c.Column, v)
+				}
+			}
+			ck.walk(name, c, skip, seen)
+		}
+	case yaml.MappingNode:
+		kvs := entries(n)
+		if strings.EqualFold(scalar(get(n, "name")), "TZ") {
+			if v := resolve(get(n, "value")); v != nil && v.Kind == yaml.ScalarNode {
+				ck.tz(name, v.Line, v.Column, v.Value)
+			}
+		}
+		hasSpec := false
+		for _, kv := range kvs {
+			hasSpec = hasSpec || scheduleKeys[strings.ToLower(kv.key)] && kv.value.Kind == yaml.ScalarNode && looksLikeCron(kv.value.Value)
+		}
+		zone := ""
+		for _, kv := range kvs {
+			if hasSpec && zoneKeys[kv.key] && kv.value.Kind == yaml.ScalarNode && !skip[kv.value] {
+				zone = kv.value.Value
+				if _, ok := ck.zone(name, kv.value.Line, kv.value.Column, zone); !ok {
+					zone = ""
+				}
+			}
+		}
+		for _, kv := range kvs {
+			v := kv.value
+			switch {
+			case skip[v]:
+			case kv.key == "TZ" && v.Kind == yaml.ScalarNode:
+				ck.tz(name, v.Line, v.Column, v.Value)
+			case scheduleKeys[strings.ToLower(kv.key)] && v.Kind == yaml.ScalarNode && looksLikeCron(v.Value):
+				ck.spec(name, v, zone)
+			}
+			ck.walk(name, v, skip, seen)
+		}
+	}
+}
+
+// spec checks a cron spec written in a YAML or JSON value.
+func (ck *checker) spec(name string, v *yaml.Node, docZone string) {
+	zone, _ := dstsafevet.SplitZone(v.Value)
+	if zone != "" {
+		ck.window(name, v.Line, v.Column, v.Value, zone)
+		return
+	}
+	if docZone == "" {
+		return
+	}
+	loc, err := time.LoadLocation(docZone)
+	if err != nil {
+		return // reported where the zone is written
+	}
+	ck.window(name, v.Line, v.Column, v.Value, docZone, dstsafe.WithLocation(loc))
+}
+
+type keyValue struct {
+	key   string
+	value *yaml.Node
+}
+
+// entries returns a mapping's entries, with merge keys (<<: *anchor)
+// expanded; keys written in the mapping win over merged ones.
+func entries(n *yaml.Node) []keyValue {
+	var own, merged []keyValue
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
+		if k.Tag == "!!merge" || k.Value == "<<" {
+			var srcs []*yaml.Node
+			if v.Kind == yaml.SequenceNode {
+				srcs = v.Content
+			} else {
+				srcs = []*yaml.Node{v}
+			}
+			for _, s := range srcs {
+				if s = resolve(s); s.Kind == yaml.MappingNode {
+					merged = append(merged, entries(s)...)
+				}
+			}
+			continue
+		}
+		own = append(own, keyValue{k.Value, v})
+	}
+	out := own
+	for _, m := range merged {
+		dup := false
+		for _, o := range own {
+			dup = dup || o.key == m.key
+		}
+		if !dup {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// get returns a mapping's value for key, or nil.
+func get(n *yaml.Node, key string) *yaml.Node {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for _, kv := range entries(n) {
+		if kv.key == key {
+			return kv.value
+		}
+	}
+	return nil
+}
+
+// scalar returns a scalar node's value, or "".
+func scalar(n *yaml.Node) string {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
+}
+
+// resolve follows aliases to their anchors.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		return resolve(n.Content[0])
+	}
+	return n
+}
+
+// jsonNodes reads a JSON document into YAML nodes carrying the line and
+// column of each value.
+func jsonNodes(data []byte) (*yaml.Node, error) {
+	lineStarts := []int{0}
+	for i, b := range data {
+		if b == '\n' {
+			lineStarts = append(lineStarts, i+1)
+		}
+	}
+	pos := func(off int64) (int, int) {
+		// off is just past the token; back up over it to where it starts.
+		o := int(off)
+		lo, hi := 0, len(lineStarts)
+		for lo+1 < hi {
+			mid := (lo + hi) / 2
+			if lineStarts[mid] <= o {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		return lo + 1, o - lineStarts[lo] + 1
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var parse func() (*yaml.Node, error)
+	parse = func() (*yaml.Node, error) {
+		// The value starts at the first non-space byte after the
+		// decoder's offset (past a separator it consumed).
+		start := int(dec.InputOffset())
+		for start < len(data) && strings.ContainsRune(" \t\r\n,:", rune(data[start])) {
+			start++
+		}
+		line, col := pos(int64(start))
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			n := &yaml.Node{Kind: yaml.MappingNode, Line: line, Column: col}
+			if t == '[' {
+				n.Kind = yaml.SequenceNode
+			}
+			for dec.More() {
+				if n.Kind == yaml.MappingNode {
+					k, err := parse()
+					if err != nil {
+						return nil, err
+					}
+					n.Content = append(n.Content, k)
+				}
+				v, err := parse()
+				if err != nil {
+					return nil, err
+				}
+				n.Content = append(n.Content, v)
+			}
+			if _, err := dec.Token(); err != nil { // the closing delimiter
+				return nil, err
+			}
+			return n, nil
+		case string:
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: t, Line: line, Column: col}, nil
+		default:
+			return &yaml.Node{Kind: yaml.ScalarNode, Value: fmt.Sprint(t), Line: line, Column: col}, nil
+		}
+	}
+	n, err := parse()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("data after the top-level value")
+	}
+	return n, nil
+}

@@ -1,0 +1,29 @@
+package dstsaferiver_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/dstsafe/dstsafe/dstsafetest"
+)
+
+// TestMain pins the tz database to the TZif files dstsafetest embeds, so
+// that CRON_TZ=America/Chicago specs read the same zone on every host (the
+// time package reads ZONEINFO once, before its first zone load), and runs
+// the failover test's child processes (see failover_test.go).
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(childMain())
+	}
+	dir, err := os.MkdirTemp("", "dstsaferiver-zoneinfo-")
+	if err != nil {
+		panic(err)
+	}
+	if err := os.CopyFS(dir, dstsafetest.ZoneinfoFS()); err != nil {
+		panic(err)
+	}
+	os.Setenv("ZONEINFO", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
