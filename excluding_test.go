@@ -169,7 +169,7 @@ func TestExcludingProperties(t *testing.T) {
 		start := center.Add(-time.Duration(rng.IntN(20*24)) * time.Hour).In(z.Loc)
 		if rng.IntN(4) == 0 {
 			label = crons[rng.IntN(len(crons))]
-			s = mustParse(t, label, dstsafe.WithLocation(z.Loc))
+			s = mustCron(t, label, dstsafe.WithLocation(z.Loc))
 		} else {
 			label = "DTSTART:" + start.Format("20060102T150405") + "\nRRULE:" + specs[rng.IntN(len(specs))]
 			s = mustRRule(t, label, dstsafe.WithLocation(z.Loc))

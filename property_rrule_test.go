@@ -24,8 +24,6 @@ import (
 type occSchedule interface {
 	dstsafe.OccurrenceSchedule
 	Location() *time.Location
-	FoldPolicy() dstsafe.FoldPolicy
-	PeriodKey() dstsafe.PeriodKey
 	String() string
 }
 
@@ -80,15 +78,8 @@ func sameFires(f *failBudget, s occSchedule, got []dstsafe.Occurrence, want []fi
 			return
 		}
 		g, w := got[i], want[i]
-		key := g.Wall.String()
-		if w.Second && s.FoldPolicy() == dstsafe.FoldBoth {
-			key += ";fold=1"
-		}
-		if s.PeriodKey() == dstsafe.ByDate {
-			key = g.Wall.DateString()
-		}
-		if g.Period != key {
-			f.errorf("%s: fire at %v has Period %q, want %q", s, g.At, g.Period, key)
+		if g.Period != w.Period {
+			f.errorf("%s: fire at %v has Period %q, want %q", s, g.At, g.Period, w.Period)
 		}
 		if g.Kind == dstsafe.Gap && g.At.Unix() < w.Gap.At {
 			f.errorf("%s: gap reading %v fires at %v, before the gap", s, g.Wall, g.At)
@@ -169,7 +160,7 @@ func TestRRuleAroundEveryTransition(t *testing.T) {
 							text += ";INTERVAL=2"
 						}
 						r := mustRRule(t, text, dstsafe.WithLocation(z.Loc))
-						want := expectFires(o, stepWalls(start, every*86400, to+maxOff), dstsafe.FoldFirst, dstsafe.GapShift, from, to)
+						want := expectFires(o, stepWalls(start, every*86400, to+maxOff), fixedPolicy, from, to)
 						got := runOcc(f, r, from, to, len(want)+3)
 						sameFires(f, r, got, want)
 						if every == 1 {
@@ -178,13 +169,10 @@ func TestRRuleAroundEveryTransition(t *testing.T) {
 						n++
 					}
 					if longRun {
-						for _, p := range []struct {
-							fold dstsafe.FoldPolicy
-							gap  dstsafe.GapPolicy
-						}{{dstsafe.FoldLast, dstsafe.GapSkip}, {dstsafe.FoldBoth, dstsafe.GapAtTransition}} {
+						for _, p := range []policy{{dstsafe.FoldLast, dstsafe.GapSkip, dstsafe.ByDate}, {dstsafe.FoldBoth, dstsafe.GapAtTransition, dstsafe.ByWall}} {
 							r := mustRRule(t, "DTSTART:"+floating(start)+"\nRRULE:FREQ=DAILY", dstsafe.WithLocation(z.Loc),
-								dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(dstsafe.ByDate))
-							want := expectFires(o, stepWalls(start, 86400, to+maxOff), p.fold, p.gap, from, to)
+								dstsafe.WithFold(p.fold), dstsafe.WithGap(p.gap), dstsafe.WithPeriodKey(p.key))
+							want := expectFires(o, stepWalls(start, 86400, to+maxOff), p, from, to)
 							sameFires(f, r, runOcc(f, r, from, to, len(want)+3), want)
 							n++
 						}
@@ -196,7 +184,7 @@ func TestRRuleAroundEveryTransition(t *testing.T) {
 				start := anniversaryStart(floorDiv(ch.At+int64(ch.Before), 86400)) + tods[0]
 				r := mustRRule(t, "DTSTART:"+floating(start)+"\nRRULE:FREQ=MONTHLY;SKIP=BACKWARD", dstsafe.WithLocation(z.Loc))
 				mf, mt := start-86400, ch.At+40*86400
-				want := expectFires(o, monthlyWalls(start, mt+maxOff), dstsafe.FoldFirst, dstsafe.GapShift, mf, mt)
+				want := expectFires(o, monthlyWalls(start, mt+maxOff), fixedPolicy, mf, mt)
 				sameFires(f, r, runOcc(f, r, mf, mt, len(want)+3), want)
 				n++
 				// Hourly at the change's minute, a day either side (RFC
@@ -205,7 +193,7 @@ func TestRRuleAroundEveryTransition(t *testing.T) {
 					hf, ht := ch.At-86400, ch.At+86400
 					hstart := floorDiv(hf-86400, 3600)*3600 + tods[0]%3600
 					r := mustRRule(t, "DTSTART:"+floating(hstart)+"\nRRULE:FREQ=HOURLY", dstsafe.WithLocation(z.Loc))
-					want := expectFires(o, stepWalls(hstart, 3600, ht+maxOff), dstsafe.FoldFirst, dstsafe.GapShift, hf, ht)
+					want := expectFires(o, stepWalls(hstart, 3600, ht+maxOff), fixedPolicy, hf, ht)
 					sameFires(f, r, runOcc(f, r, hf, ht, len(want)+3), want)
 					n++
 				}
@@ -304,7 +292,7 @@ func TestRRuleRandomAroundTransitions(t *testing.T) {
 		if len(walls) == 400 {
 			continue // too dense for this window
 		}
-		want := expectFires(o, walls, dstsafe.FoldFirst, dstsafe.GapShift, from, to)
+		want := expectFires(o, walls, fixedPolicy, from, to)
 		got := runOcc(f, r, from, to, len(want)+3)
 		sameFires(f, r, got, want)
 		// Between two fires Next answers the second.
