@@ -195,14 +195,19 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 		return time.Time{}, time.Time{}, false
 	}
 	dA := DateOf(after, loc)
-	// Where to start reading the schedule: moved occurrences share out
-	// instants in order, so a holiday run is read from its first date.
+	// Where to start reading the schedule. A moved run fires on its
+	// business day, or up to a day later where a gap swallows the wall
+	// reading it moves to (Pacific/Fakaofo skipped 2011-12-30): runs moved
+	// to two days before after's date may still fire after it. Moved runs
+	// share out instants in order, so a holiday run is read from its first
+	// date.
 	scan := after
+	back := dA.AddDays(-2)
 	switch e.policy {
 	case NextBusinessDay:
-		// Holidays before after's date may move past it: start after the
+		// Holidays before back move to it or later: start after the
 		// last business day before it.
-		d := dA.AddDays(-1)
+		d := back.AddDays(-1)
 		for i := 0; e.cal.Contains(d); i++ {
 			if i > maxHolidayRun {
 				return time.Time{}, time.Time{}, false
@@ -211,16 +216,14 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 		}
 		scan = dayStart(d.AddDays(1), loc).Add(-time.Nanosecond)
 	case PreviousBusinessDay:
-		if e.cal.Contains(dA) {
-			d := dA
-			for i := 0; e.cal.Contains(d.AddDays(-1)); i++ {
-				if i > maxHolidayRun {
-					return time.Time{}, time.Time{}, false
-				}
-				d = d.AddDays(-1)
+		d := back
+		for i := 0; e.cal.Contains(d) && e.cal.Contains(d.AddDays(-1)); i++ {
+			if i > maxHolidayRun {
+				return time.Time{}, time.Time{}, false
 			}
-			scan = dayStart(d, loc).Add(-time.Nanosecond)
+			d = d.AddDays(-1)
 		}
+		scan = dayStart(d, loc).Add(-time.Nanosecond)
 	}
 	limit := dA.AddDays(maxHolidayRun)
 	var tk taken

@@ -254,3 +254,31 @@ func TestExcludingClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestExcludingSkippedDay: Samoa skipped 2011-12-30. Runs of a holiday on
+// the 29th move to the 30th, whose readings do not exist and are pushed a
+// day forward, onto the 31st's own runs: they fire a second after them,
+// also when Next is asked from the 31st.
+func TestExcludingSkippedDay(t *testing.T) {
+	apia := dstsafetest.Zone(t, "Pacific/Apia")
+	r := mustRRule(t, "DTSTART:20111227T090000\nRRULE:FREQ=DAILY;BYHOUR=9,17;COUNT=12", dstsafe.WithLocation(apia))
+	e := dstsafe.Excluding(r, dstsafe.Dates(date(2011, 12, 29)), dstsafe.NextBusinessDay)
+	var got []string
+	for at := time.Date(2011, 12, 30, 19, 0, 0, 0, time.UTC); len(got) < 4; { // 2011-12-31 09:00 +14, its own run
+		o, ok := e.NextOccurrence(at)
+		if !ok {
+			break
+		}
+		got = append(got, o.At.Format(time.RFC3339)+" "+o.Period)
+		at = o.At
+	}
+	want := []string{
+		"2011-12-31T09:00:01+14:00 2011-12-29T09:00:00",
+		"2011-12-31T17:00:00+14:00 2011-12-31T17:00:00",
+		"2011-12-31T17:00:01+14:00 2011-12-29T17:00:00",
+		"2012-01-01T09:00:00+14:00 2012-01-01T09:00:00",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
