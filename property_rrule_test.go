@@ -164,7 +164,7 @@ func TestRRuleAroundEveryTransition(t *testing.T) {
 						got := runOcc(f, r, from, to, len(want)+3)
 						sameFires(f, r, got, want)
 						if every == 1 {
-							checkRRuleDailyOnce(f, r, got, exist, missing)
+							checkDailyOnce(f, r, got, exist, missing)
 						}
 						n++
 					}
@@ -218,27 +218,6 @@ func anniversaryStart(day int64) int64 {
 }
 
 func floorDivInt(a, b int) int { return int(floorDiv(int64(a), int64(b))) }
-
-// checkRRuleDailyOnce: a daily rule fires exactly once per existing civil
-// date, by the date of the wall it was computed for, and never for a date
-// that does not exist (Pacific/Apia's 2011-12-30).
-func checkRRuleDailyOnce(f *failBudget, r *dstsafe.RRule, got []dstsafe.Occurrence, exist, missing []int64) {
-	f.tb.Helper()
-	count := map[int64]int{}
-	for _, g := range got {
-		count[dayOfWall(g.Wall)]++
-	}
-	for _, d := range exist {
-		if count[d] != 1 {
-			f.errorf("%s: %d fires for civil date %v, want exactly 1", r, count[d], wallOfNaive(d*86400, 0).DateString())
-		}
-	}
-	for _, d := range missing {
-		if count[d] != 0 {
-			f.errorf("%s: %d fires for %v, a date that never happens", r, count[d], wallOfNaive(d*86400, 0).DateString())
-		}
-	}
-}
 
 // TestRRuleRandomAroundTransitions: random rules (the differential test's
 // generator) in random zones, started near random offset changes, fire

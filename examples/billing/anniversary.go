@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -211,19 +212,9 @@ func readAnniversary(ctx context.Context, db *billing.DB, out *AnniversaryOutcom
 		if c := a.At.Compare(b.At); c != 0 {
 			return c
 		}
-		return cmpString(a.Zone, b.Zone)
+		return strings.Compare(a.Zone, b.Zone)
 	})
 	return nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // anniversaryText prints the anniversary part of the demo.
@@ -231,7 +222,7 @@ func anniversaryText(p func(string, ...any), a AnniversaryOutcome) {
 	p("anniversary renewals: %d subscriptions in %d zones renew at local midnight on their anniversary (RRULE:%s), %d",
 		a.Subscriptions, a.Zones, a.Rule, a.Year)
 	if len(a.Clamped.Dates) > 0 {
-		p("  anchored %s in %s: %s", a.Clamped.Anchor, a.Clamped.Zone, joinDates(a.Clamped.Dates))
+		p("  anchored %s in %s: %s", a.Clamped.Anchor, a.Clamped.Zone, strings.Join(a.Clamped.Dates, " "))
 	}
 	for _, u := range a.Unusual {
 		loc, _ := time.LoadLocation(u.Zone)
@@ -245,15 +236,4 @@ func anniversaryText(p func(string, ...any), a AnniversaryOutcome) {
 	}
 	p("  %d renewals due, %d renewed: %d duplicates, %d missed, %d off local midnight; processor made %d charges",
 		a.Due, a.Renewed, a.Duplicates, a.Missed, a.OffMidnight, a.ProcessorCharges)
-}
-
-func joinDates(ds []string) string {
-	s := ""
-	for i, d := range ds {
-		if i > 0 {
-			s += " "
-		}
-		s += d
-	}
-	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -57,25 +58,13 @@ func MigrateAnniversary(ctx context.Context, db *DB) error {
 	}
 	types := map[Dialect][]any{SQLite: {"INTEGER", "TEXT", "TEXT"}, Postgres: {"BIGINT", "DATE", "TIMESTAMPTZ"}}[db.Dialect]
 	return db.inTx(ctx, func(tx *sql.Tx) error {
-		for _, stmt := range splitStatements(fmt.Sprintf(anniversarySchema, types...)) {
+		for _, stmt := range strings.Split(fmt.Sprintf(anniversarySchema, types...), ";") {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("billing: migrate anniversary tables: %w", err)
 			}
 		}
 		return nil
 	})
-}
-
-func splitStatements(ddl string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(ddl); i++ {
-		if ddl[i] == ';' {
-			out = append(out, ddl[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, ddl[start:])
 }
 
 // InsertRenewals stores the subscriptions.
