@@ -13,7 +13,8 @@ import (
 
 // A LedgerSuiteOption tells RunLedgerTests what a backend can do beyond
 // the Ledger contract, or what it cannot do yet. The subtest an option
-// governs runs with it and skips without it, naming the capability.
+// governs runs with it and skips without it, naming the capability. A nil
+// option, or one made from a nil value, is no option: it never panics.
 type LedgerSuiteOption func(*capabilities)
 
 type capabilities struct {
@@ -33,8 +34,12 @@ type brokenLedger struct {
 // dstsafe.ErrPermanent, and with none of the sentinels that describe a
 // period (ErrAlreadyClaimed, ErrLeaseLost, ErrNotFound): an outage is not
 // an answer. Give it once per way the backend can break; name becomes the
-// subtest's name. Without it "Permanent" skips.
+// subtest's name. Without it "Permanent" skips, and so it does when
+// newBroken is nil: a nil function is no option.
 func WithBrokenLedger(name string, newBroken NewLedgerFunc) LedgerSuiteOption {
+	if newBroken == nil {
+		return nil
+	}
 	return func(c *capabilities) { c.broken = append(c.broken, brokenLedger{name, newBroken}) }
 }
 

@@ -57,7 +57,8 @@ func (c closedLedger) List(context.Context, string, string, string) ([]dstsafe.R
 }
 
 // The Permanent subtest runs every broken ledger it is given, and passes
-// those whose every call wraps ErrPermanent.
+// those whose every call wraps ErrPermanent. A nil option, and a broken
+// ledger without a function, are no option.
 func TestSuitePermanent(t *testing.T) {
 	var ran []string
 	closed := func(name string) dstsafetest.LedgerSuiteOption {
@@ -68,7 +69,7 @@ func TestSuitePermanent(t *testing.T) {
 	}
 	dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
 		return dstsafe.NewMemoryLedger(clock)
-	}, closed("closed pool"), closed("never migrated"))
+	}, closed("closed pool"), nil, dstsafetest.WithBrokenLedger("nil", nil), closed("never migrated"))
 	if len(ran) != 2 || ran[0] != "closed pool" || ran[1] != "never migrated" {
 		t.Fatalf("the Permanent subtest ran %q, want both broken ledgers in order", ran)
 	}

@@ -2,6 +2,7 @@ package dstsafetest_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -35,6 +36,9 @@ var broken = map[string]struct {
 	"localtime": {"ClaimFresh", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return localTime{l} }},
 	// List in insertion order.
 	"unsorted": {"List", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return unsorted{l} }},
+	// A claim that checks for a record, then writes without checking
+	// again: replicas waking at the same instant both win.
+	"nonatomic": {"ContendedClaim", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return nonAtomic{l} }},
 }
 
 type reclaims struct{ *dstsafe.MemoryLedger }
@@ -48,6 +52,29 @@ func (r reclaims) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.
 		}
 	}
 	return rec, err
+}
+
+// nonAtomic is the MemoryLedger with a non-atomic Claim: it looks for the
+// period's record under the read lock (Get), lets the lock go, then
+// writes without looking again. A claim that finds nothing writes its own
+// record even if a rival wrote one in between: it ends the rival's
+// (Finish with the rival's token) and takes the period over, and both
+// were told they won.
+type nonAtomic struct{ *dstsafe.MemoryLedger }
+
+func (n nonAtomic) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	if _, err := n.Get(ctx, req.Job, req.Period); !errors.Is(err, dstsafe.ErrNotFound) {
+		return n.MemoryLedger.Claim(ctx, req) // found (or bad input): the ledger's own answer
+	}
+	r, err := n.MemoryLedger.Claim(ctx, req)
+	var ce *dstsafe.ClaimedError
+	if !errors.As(err, &ce) {
+		return r, err
+	}
+	// Written in between: overwrite it.
+	n.Finish(ctx, req.Job, req.Period, ce.Existing.Token, dstsafe.StateFailed, "overwritten")
+	req.Retry = dstsafe.RetryPolicy{MaxAttempts: 1 << 30, Failed: true, Abandoned: true}
+	return n.MemoryLedger.Claim(ctx, req)
 }
 
 type unfenced struct{ *dstsafe.MemoryLedger }

@@ -15,21 +15,45 @@ import (
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
-// BenchmarkClaim measures fresh claims (each of a new period, the path
-// every scheduled run takes) with 1 and 8 concurrent workers, and reports
-// claims/s. Target on the project's 2-core machine: >= 20,000/s at 8.
+// BenchmarkClaim measures claims per second, with the names the SQL
+// ledgers' benchmarks use:
+//
+//	redis[-autopipeline]/distinct/workers=N  each claim a new period, one shared Ledger
+//	redis/contended/workers=N                every period claimed by all N workers, one shared Ledger
+//	redis/contended-ledger-each/workers=8    the same, one Ledger (and client) per worker
+//
+// Target on the project's 2-core machine: >= 20,000/s at 8 workers.
 func BenchmarkClaim(b *testing.B) {
-	for _, ap := range []bool{false, true} {
+	for _, name := range []string{"redis", "redis-autopipeline"} {
 		for _, workers := range []int{1, 8} {
-			b.Run(fmt.Sprintf("autopipeline=%v/workers=%d", ap, workers), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/distinct/workers=%d", name, workers), func(b *testing.B) {
 				var opts []redisledger.Option
-				if ap {
+				if name == "redis-autopipeline" {
 					opts = append(opts, redisledger.WithAutoPipeline())
 				}
-				benchClaims(b, workers, func(i int64) string { return fmt.Sprintf("p%09d", i) }, nil, opts...)
+				dstsafetest.BenchmarkClaims(b, benchLedger(b, testPrefix(b, testClient(b)), opts...), workers)
 			})
 		}
 	}
+	for _, workers := range []int{1, 8} {
+		b.Run(fmt.Sprintf("redis/contended/workers=%d", workers), func(b *testing.B) {
+			dstsafetest.BenchmarkContendedClaims(b, workers, benchLedger(b, testPrefix(b, testClient(b))))
+		})
+	}
+	b.Run("redis/contended-ledger-each/workers=8", func(b *testing.B) {
+		prefix := testPrefix(b, testClient(b))
+		ls := make([]dstsafe.Ledger, 8)
+		for i := range ls {
+			ls[i] = benchLedger(b, prefix)
+		}
+		dstsafetest.BenchmarkContendedClaims(b, len(ls), ls...)
+	})
+}
+
+// benchLedger is a Ledger under prefix on a client of its own.
+func benchLedger(b *testing.B, prefix string, opts ...redisledger.Option) *redisledger.Ledger {
+	return redisledger.New(testClient(b), append([]redisledger.Option{redisledger.WithKeyPrefix(prefix),
+		redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart))}, opts...)...)
 }
 
 // BenchmarkClaimRefused measures claims of a period that is already

@@ -41,6 +41,7 @@ type childConfig struct {
 	Clock   time.Time // the child's fake clock starts here: the parent's
 	Job     string    //
 	Periods int       // race: periods to claim; hold: periods to run before the held one
+	Hot     bool      // race: every goroutine starts at the first period, with all the others
 	Workers int       // race: goroutines
 	// Contenders is how many of a race child's goroutines claim each
 	// period (all of them run throughout, each claiming its share).
@@ -104,6 +105,9 @@ func childRace(l *redisledger.Ledger, cfg childConfig, in *bufio.Scanner) error 
 		wg.Go(func() {
 			owner := fmt.Sprintf("%s/%d", cfg.Owner, g)
 			start := g * cfg.Periods / cfg.Workers
+			if cfg.Hot {
+				start = 0
+			}
 			var won []string
 			refused, other, first := 0, 0, ""
 			for i := range cfg.Periods {

@@ -38,7 +38,9 @@ func New(client redis.UniversalClient, opts ...Option) *Ledger {
 	}
 	c := config{prefix: DefaultKeyPrefix}
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
 	if c.clock == nil {
 		c.clock = dstsafe.RealClock()

@@ -297,19 +297,27 @@ func TestUnreachableServer(t *testing.T) {
 	}
 }
 
-func TestNewPanicsOnNil(t *testing.T) {
-	for name, f := range map[string]func(){
-		"New(nil)":       func() { redisledger.New(nil) },
-		"WithClock(nil)": func() { redisledger.WithClock(nil) },
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s did not panic", name)
-				}
-			}()
-			f()
+// A nil client is a programmer error; a nil clock or option is the
+// default.
+func TestNewNil(t *testing.T) {
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Errorf("New(nil) did not panic")
+			}
 		}()
+		redisledger.New(nil)
+	}()
+	c := testClient(t)
+	l := redisledger.New(c, nil, redisledger.WithClock(nil), redisledger.WithKeyPrefix(testPrefix(t, c)))
+	if l == nil {
+		t.Fatal("New with a nil option and WithClock(nil) returned nil")
+	}
+	// The real clock: a claim's StartedAt is now, not the zero time.
+	r, err := l.Claim(context.Background(), dstsafe.ClaimRequest{Job: "nil-options", Period: "2024-11-03", Owner: "w"})
+	noErr(t, err, "Claim")
+	if r.StartedAt.IsZero() || r.StartedAt.Year() < 2024 {
+		t.Errorf("StartedAt = %v with WithClock(nil), want the real clock's now", r.StartedAt)
 	}
 }
 

@@ -6,7 +6,9 @@ import (
 	"github.com/dstsafe/dstsafe"
 )
 
-// An Option configures a Ledger built by New.
+// An Option configures a Ledger built by New. An option given a nil value
+// (WithClock(nil)), and a nil Option, mean the option's default, as if it
+// were not given; they never panic.
 type Option func(*config)
 
 type config struct {
@@ -33,11 +35,8 @@ func WithKeyPrefix(prefix string) Option {
 // claims, heartbeats and finishes and decides whether a lease is over.
 // Redis's own TIME is never used, so a *clockwork.FakeClock drives lease
 // expiry in tests. Every process sharing a ledger must have clocks that
-// roughly agree. Defaults to dstsafe.RealClock(). A nil clock panics.
+// roughly agree. Defaults to dstsafe.RealClock(), also when clock is nil.
 func WithClock(clock dstsafe.Clock) Option {
-	if clock == nil {
-		panic("redisledger: WithClock(nil)")
-	}
 	return func(c *config) { c.clock = clock }
 }
 

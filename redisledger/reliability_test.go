@@ -26,20 +26,30 @@ import (
 )
 
 // Every replica of a scheduler asks for the same periods at the same
-// moment: 3 OS processes x 16 goroutines claim the same 10,000 periods.
-// Exactly one claim wins each period, no period is lost, and every other
-// claim fails with ErrAlreadyClaimed and nothing else.
+// moment: 3 OS processes x 16 goroutines claim the same periods. Exactly
+// one claim wins each period, no period is lost, and every other claim
+// fails with ErrAlreadyClaimed and nothing else.
 //
-// By default 2 goroutines of each process claim each period (60,000
-// claims, 6 contenders a period, all 48 goroutines busy throughout);
-// DSTSAFE_LONG=1 makes all 16 claim every period (480,000 claims, about a
-// minute on a 2-core machine).
+// "spread": 10,000 periods, 2 goroutines of each process claim each
+// (60,000 claims, 6 contenders a period, all 48 goroutines busy
+// throughout); DSTSAFE_LONG=1 makes all 16 claim every period (480,000
+// claims, about a minute on a 2-core machine). "hot": all 48 goroutines
+// race for every one of 200 periods, all starting at the first, in the
+// same order (9,600 claims, 48 at once on each period).
 func TestRaceProcesses(t *testing.T) {
-	const procs, workers, periods = 3, 16, 10_000
+	const workers = 16
 	contenders := 2
 	if os.Getenv("DSTSAFE_LONG") == "1" {
 		contenders = workers
 	}
+	t.Run("spread", func(t *testing.T) { raceProcesses(t, 10_000, workers, contenders, false) })
+	t.Run("hot", func(t *testing.T) { raceProcesses(t, 200, workers, workers, true) })
+}
+
+// raceProcesses runs 3 child processes of workers goroutines each on the
+// same periods, contenders goroutines of each process claiming each.
+func raceProcesses(t *testing.T, periods, workers, contenders int, hot bool) {
+	const procs = 3
 	c := testClient(t)
 	prefix := testPrefix(t, c)
 	addr := os.Getenv(redisAddrEnv)
@@ -48,7 +58,7 @@ func TestRaceProcesses(t *testing.T) {
 	for i := range children {
 		children[i] = startChild(t, childConfig{
 			Mode: "race", Addr: addr, Prefix: prefix, Owner: fmt.Sprint("proc", i),
-			Clock: dstsafetest.SuiteStart, Job: "billing", Periods: periods, Workers: workers, Contenders: contenders,
+			Clock: dstsafetest.SuiteStart, Job: "billing", Periods: periods, Workers: workers, Contenders: contenders, Hot: hot,
 		})
 	}
 	for _, ch := range children {

@@ -9,8 +9,8 @@ import (
 )
 
 var (
-	// ErrInvalidConfig: New or OpenSQLite got an option or argument it
-	// cannot use. The error is a *ConfigError.
+	// ErrInvalidConfig: New or sqlite.OpenSQLite got an option or argument
+	// it cannot use. The error is a *ConfigError.
 	ErrInvalidConfig = errors.New("sqlledger: invalid configuration")
 	// ErrNotMigrated: the ledger's table does not exist; call Migrate.
 	ErrNotMigrated = errors.New("sqlledger: ledger table missing (run Migrate)")
@@ -19,7 +19,7 @@ var (
 	ErrSchemaTooNew = errors.New("sqlledger: ledger schema newer than this package")
 )
 
-// ConfigError reports a bad option or argument to New or OpenSQLite.
+// ConfigError reports a bad option or argument to New or sqlite.OpenSQLite.
 // errors.Is(err, ErrInvalidConfig) reports true for it.
 type ConfigError struct {
 	Option string // "WithTable", "WithDialect", "path", ...

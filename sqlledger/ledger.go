@@ -1,6 +1,10 @@
-// Package sqlledger is a dstsafe.Ledger on database/sql, for SQLite (the
-// embedded default, modernc.org/sqlite, no cgo) and PostgreSQL (pgx's
-// database/sql driver).
+// Package sqlledger is a dstsafe.Ledger on database/sql, for PostgreSQL
+// (tested with pgx's database/sql driver; lib/pq works too) and SQLite.
+// New takes a *sql.DB you opened; this module requires no driver (pgx only
+// for its tests). The embedded SQLite ledger, with modernc.org/sqlite and
+// the connection settings a ledger needs, is sqlite.OpenSQLite in the
+// module github.com/dstsafe/dstsafe/sqlledger/sqlite, so that a PostgreSQL
+// service never links SQLite.
 //
 // # Table
 //
@@ -20,15 +24,24 @@
 // a takeover, on the state and lease read), so a zombie holder's late write
 // matches no row and gets dstsafe.ErrLeaseLost.
 //
-// # Throughput
+// # Throughput and sharing
 //
-// A durable commit waits for a disk flush (about 2.7 ms on the test
-// machine). Concurrent claims through one Ledger are therefore committed
-// in groups, one flush per group: on PostgreSQL as one multi-row INSERT,
-// on SQLite as one transaction; each claim still gets its own answer after
-// the commit. SQLite writes of one Ledger also queue on a Go mutex rather
-// than in SQLite's busy handler, which sleeps. Share one Ledger per
-// process.
+// A durable commit waits for a disk flush. Concurrent claims through one
+// Ledger are therefore committed in groups, one flush per group: on
+// PostgreSQL as one statement (up to 4 groups at once), on SQLite as one
+// transaction; each claim still gets its own answer after the commit. A
+// claim of a period that the Ledger is committing for another goroutine
+// (every replica's scheduler wakes for the same period at the same
+// instant) waits for that claim and, if it won, loses to it without a
+// round trip, so a losing claim never holds up the winners. SQLite writes
+// of one Ledger also queue on a Go lock rather than in SQLite's busy
+// handler, which sleeps. One Ledger per process is safe and the fastest
+// setup: share it between every job and goroutine of the process.
+//
+// # Start-up
+//
+// Migrate is safe from every replica at once on a database nobody has
+// migrated yet; see its doc.
 //
 // # Transactions
 //
@@ -59,6 +72,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/ledgerkit"
+	"github.com/dstsafe/dstsafe/sqlledger/internal/config"
 )
 
 // Ledger is a dstsafe.Ledger stored in an SQL table. It is safe for
@@ -70,13 +84,16 @@ type Ledger struct {
 	dialect Dialect
 	clock   dstsafe.Clock
 	table   string // validated, unquoted
-	owned   bool   // Close closes db (OpenSQLite)
+	owned   bool   // Close closes db (sqlite.OpenSQLite)
 	sql     *queries
 	writeMu sem         // SQLite outside a caller's transaction: see one
 	stmts   *stmtCache  // SQLite, outside a caller's transaction
 	txStmts bool        // q is a batch's transaction: use stmts through it
 	batch   *claimQueue // outside a caller's transaction: see batch.go
 	groupMu sem         // held by the goroutine committing a group
+	// onCommit, if set (by package ledgertest), hears of every commit
+	// of claims and how many claims it answered.
+	onCommit func(claims int)
 }
 
 var _ dstsafe.Ledger = (*Ledger)(nil)
@@ -95,30 +112,32 @@ const maxIdent = 63 - len("_schema")
 
 // New returns a Ledger on db. The dialect is detected from db's driver
 // unless WithDialect sets it. New does not touch the database: call
-// Migrate once before use (it is idempotent). Bad options give a
-// *ConfigError; a nil db is a programmer error and panics.
+// Migrate once before use (it is idempotent). Close does not close db,
+// which stays the caller's. Bad options give a *ConfigError, and so do
+// package sqlite's connection options, which only OpenSQLite can apply; a
+// nil db is a programmer error and panics.
 func New(db *sql.DB, opts ...Option) (*Ledger, error) {
 	if db == nil {
 		panic("sqlledger: New with nil *sql.DB")
 	}
-	c := config{table: DefaultTable}
+	c := config.Config{Table: DefaultTable}
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
-	if c.sync != nil {
-		return nil, &ConfigError{Option: "WithSynchronous", Value: fmt.Sprint(*c.sync), Reason: "only OpenSQLite sets pragmas; set them in your DSN"}
+	if !c.Opened {
+		if c.Synchronous != nil {
+			return nil, &ConfigError{Option: "sqlite.WithSynchronous", Value: fmt.Sprint(*c.Synchronous), Reason: "only sqlite.OpenSQLite sets pragmas; set them in your DSN"}
+		}
+		if c.BusyTimeout != nil {
+			return nil, &ConfigError{Option: "sqlite.WithBusyTimeout", Value: c.BusyTimeout.String(), Reason: "only sqlite.OpenSQLite sets pragmas; set them in your DSN"}
+		}
 	}
-	if c.busyTimeout != nil {
-		return nil, &ConfigError{Option: "WithBusyTimeout", Value: c.busyTimeout.String(), Reason: "only OpenSQLite sets pragmas; set them in your DSN"}
-	}
-	return newLedger(db, c)
-}
-
-func newLedger(db *sql.DB, c config) (*Ledger, error) {
-	if err := validTable(c.table); err != nil {
+	if err := validTable(c.Table); err != nil {
 		return nil, err
 	}
-	d := c.dialect
+	d := Dialect(c.Dialect)
 	switch d {
 	case DetectDialect:
 		var err error
@@ -129,13 +148,14 @@ func newLedger(db *sql.DB, c config) (*Ledger, error) {
 	default:
 		return nil, &ConfigError{Option: "WithDialect", Value: fmt.Sprint(int(d)), Reason: "unknown dialect"}
 	}
-	if c.clock == nil {
-		c.clock = dstsafe.RealClock()
+	if c.Clock == nil {
+		c.Clock = dstsafe.RealClock()
 	}
-	l := &Ledger{db: db, q: db, dialect: d, clock: c.clock, table: c.table}
-	l.sql = buildQueries(d, c.table)
-	l.batch = new(claimQueue)
+	l := &Ledger{db: db, q: db, dialect: d, clock: c.Clock, table: c.Table, owned: c.CloseDB}
+	l.sql = buildQueries(d, c.Table)
+	l.batch = newClaimQueue()
 	l.groupMu = make(sem, 1)
+	l.onCommit = c.OnCommit
 	if d == SQLite {
 		l.writeMu = l.groupMu // a group holds SQLite's one write lock
 		l.stmts = &stmtCache{m: map[string]*sql.Stmt{}}
@@ -185,8 +205,8 @@ func (l *Ledger) Table() string { return l.table }
 // DB returns the database the Ledger uses.
 func (l *Ledger) DB() *sql.DB { return l.db }
 
-// Close closes the database if OpenSQLite opened it, and does nothing for
-// a Ledger from New, whose *sql.DB belongs to the caller.
+// Close closes the database if sqlite.OpenSQLite opened it, and does not
+// close the *sql.DB of a Ledger from New, which belongs to the caller.
 func (l *Ledger) Close() error {
 	if l.stmts != nil {
 		l.stmts.mu.Lock()
@@ -208,8 +228,8 @@ func (l *Ledger) Close() error {
 // is; it must not be used concurrently (neither may tx). Migrate on the
 // view still uses l's *sql.DB.
 //
-// With SQLite, begin tx as an immediate transaction (OpenSQLite's DSN has
-// _txlock=immediate) so that it takes the write lock at BEGIN and cannot
+// With SQLite, begin tx as an immediate transaction (sqlite.OpenSQLite's
+// DSN has _txlock=immediate) so that it takes the write lock at BEGIN and cannot
 // fail with SQLITE_BUSY_SNAPSHOT on its first write.
 func (l *Ledger) WithTx(tx *sql.Tx) *Ledger {
 	if tx == nil {
@@ -221,6 +241,7 @@ func (l *Ledger) WithTx(tx *sql.Tx) *Ledger {
 	v.writeMu = nil // tx holds SQLite's write lock already
 	v.stmts = nil
 	v.batch = nil
+	v.onCommit = nil
 	return &v
 }
 

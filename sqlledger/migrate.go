@@ -5,16 +5,21 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"hash/fnv"
+	"strings"
 )
 
 // Migrate creates the ledger's table, or upgrades it, to SchemaVersion,
-// recording each applied step in the "<table>_schema" table. It is
-// idempotent and safe to run from many processes at once: PostgreSQL
-// serialises it with a transaction-scoped advisory lock, SQLite with BEGIN
-// IMMEDIATE; each run applies the missing steps in one transaction, so a
-// failure leaves the schema as it was. A database migrated by a newer
-// version of this package gives an error wrapping ErrSchemaTooNew and is
-// left untouched.
+// recording each applied step in the "<table>_schema" table; on
+// PostgreSQL it also creates the schema of a qualified table name
+// ("billing.job_runs") if there is none. It is idempotent and safe to run
+// from every replica at once, on a database nobody has migrated yet:
+// PostgreSQL serialises it with a transaction-scoped advisory lock (one
+// per schema, taken before anything is created: CREATE ... IF NOT EXISTS
+// alone is not safe against itself), SQLite with BEGIN IMMEDIATE, which
+// waits up to the busy timeout for another process's migration. Each run
+// applies the missing steps in one transaction, so a failure leaves the
+// schema as it was. A database migrated by a newer version of this
+// package gives an error wrapping ErrSchemaTooNew and is left untouched.
 func (l *Ledger) Migrate(ctx context.Context) (err error) {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
@@ -46,10 +51,25 @@ func (l *Ledger) Migrate(ctx context.Context) (err error) {
 	schema := quoteTable(l.table + "_schema")
 	ts := "BIGINT"
 	if l.dialect == PostgreSQL {
-		h := fnv.New64a()
-		h.Write([]byte("dstsafe/sqlledger:" + l.table))
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(h.Sum64())); err != nil {
+		schemaName, _, qualified := strings.Cut(l.table, ".")
+		if !qualified {
+			schemaName = "" // the search_path's
+		}
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrateLockKey(schemaName)); err != nil {
 			return fail("lock", err)
+		}
+		if qualified {
+			// Only when missing: CREATE SCHEMA IF NOT EXISTS needs the
+			// CREATE privilege on the database even when the schema exists.
+			var found bool
+			if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, schemaName).Scan(&found); err != nil {
+				return fail("look for schema", err)
+			}
+			if !found {
+				if _, err := conn.ExecContext(ctx, `CREATE SCHEMA `+quoteTable(schemaName)); err != nil {
+					return fail("create schema", err)
+				}
+			}
 		}
 		ts = "TIMESTAMPTZ"
 	}
@@ -89,6 +109,15 @@ func (l *Ledger) Migrate(ctx context.Context) (err error) {
 	}
 	done = true
 	return nil
+}
+
+// migrateLockKey is the PostgreSQL advisory lock Migrate holds for the
+// tables of schema ("" for the search_path's): the ledgers of one schema
+// migrate one at a time, since they may all be creating it.
+func migrateLockKey(schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("dstsafe/sqlledger:" + schema))
+	return int64(h.Sum64())
 }
 
 // Version returns the schema version of the database: 0 before the first

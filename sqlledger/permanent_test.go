@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"net/url"
-	"path/filepath"
 	"testing"
 
 	"github.com/jonboulle/clockwork"
@@ -15,49 +14,19 @@ import (
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
-// pendingSchedule: the table has no column for ClaimRequest.Schedule yet.
-var pendingSchedule = dstsafetest.WithoutSchedule("sqlledger: schedule column pending")
-
-// sqliteBroken are the ways a SQLite ledger cannot work until someone
-// changes something, for the suite's Permanent subtest.
-func sqliteBroken() []dstsafetest.LedgerSuiteOption {
+// postgresBroken: a table never migrated (in a schema that does not
+// exist either), and a *sql.DB its owner closed.
+func postgresBroken() []dstsafetest.LedgerSuiteOption {
 	return []dstsafetest.LedgerSuiteOption{
 		dstsafetest.WithBrokenLedger("never migrated", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
-			l, err := sqlledger.OpenSQLite(filepath.Join(t.TempDir(), "ledger.db"), sqlledger.WithClock(clock))
-			if err != nil {
-				t.Fatalf("OpenSQLite: %v", err)
-			}
-			t.Cleanup(func() { l.Close() })
-			return l
-		}),
-		dstsafetest.WithBrokenLedger("closed", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
-			l, _ := openSQLite(t, sqlledger.WithClock(clock))
-			if err := l.Close(); err != nil {
-				t.Fatalf("Close: %v", err)
-			}
-			return l
-		}),
-	}
-}
-
-// postgresBroken: a table never migrated, and a *sql.DB its owner closed.
-func postgresBroken(db *sql.DB) []dstsafetest.LedgerSuiteOption {
-	return []dstsafetest.LedgerSuiteOption{
-		dstsafetest.WithBrokenLedger("never migrated", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
-			l, err := sqlledger.New(db, sqlledger.WithTable(uniqueTable()), sqlledger.WithClock(clock))
-			if err != nil {
-				t.Fatalf("New: %v", err)
-			}
+			l, _ := postgres.Unmigrated(t, sqlledger.WithClock(clock))
 			return l
 		}),
 		dstsafetest.WithBrokenLedger("closed pool", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
-			closed := pgDB(t)
-			migrated := pgLedger(t, db)
-			l, err := sqlledger.New(closed, sqlledger.WithTable(migrated.Table()), sqlledger.WithClock(clock))
-			if err != nil {
-				t.Fatalf("New: %v", err)
+			l := postgres.New(t, sqlledger.WithClock(clock))
+			if err := l.DB().Close(); err != nil {
+				t.Fatalf("close: %v", err)
 			}
-			closed.Close()
 			return l
 		}),
 	}
@@ -76,7 +45,7 @@ func TestPostgresUnknownRolePermanent(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stranger.Close() })
-	l, err := sqlledger.New(stranger, sqlledger.WithTable(uniqueTable()))
+	l, err := sqlledger.New(stranger, sqlledger.WithTable(uniqueName()+".job_runs"))
 	if err != nil {
 		t.Fatal(err)
 	}

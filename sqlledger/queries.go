@@ -8,8 +8,8 @@ import (
 // queries holds the statements of one Ledger, built once for its dialect
 // and table.
 type queries struct {
-	insert, insertOrGet, insertMany, get, takeover, heartbeat, finish string
-	list                                                              [4]string // no bound, from, to, both
+	insert, insertOrGet, insertMany, getMany, get, takeover, heartbeat, finish string
+	list                                                                       [4]string // no bound, from, to, both
 }
 
 const cols = `job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason`
@@ -62,6 +62,10 @@ SELECT j, p, 'running', o, 1, 1, $4, NULL, lu, ''
 FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[]) AS g(j, p, o, lu)
 ON CONFLICT (job_name, period) DO NOTHING
 RETURNING ` + cols
+	// PostgreSQL only: the rows of the periods a group did not insert.
+	// $1 jobs, $2 periods.
+	q.getMany = `SELECT ` + cols + ` FROM ` + t + `
+WHERE (job_name, period) IN (SELECT j, p FROM unnest($1::text[], $2::text[]) AS g(j, p))`
 	base := `SELECT ` + cols + ` FROM ` + t + ` WHERE job_name = $1`
 	q.list = [4]string{
 		base + ` ORDER BY period`,

@@ -243,6 +243,22 @@ func TestRunUnseeded(t *testing.T) {
 			n.requireRefused(t)
 			assert.False(t, exists(t, n.loc), "billing run created %+v", n.loc)
 		})
+		// The incident of the issue: every replica runs "billing run" at
+		// once on a schema nobody created. Each refuses cleanly (exit 1,
+		// not seeded, never a catalog's duplicate key), and none creates
+		// anything.
+		for _, procs := range []int{2, 8} {
+			t.Run(fmt.Sprintf("no database, %d processes at once", procs), func(t *testing.T) {
+				n := night{loc: b.New(t)}
+				for i, out := range startTogether(t, procs, n.args()) {
+					var exit *exec.ExitError
+					require.True(t, errors.As(out.err, &exit), "process %d: %v\n%s", i, out.err, out.output)
+					assert.Equal(t, exitFailed, exit.ExitCode(), "process %d:\n%s", i, out.output)
+					assert.Contains(t, out.output, "database not seeded", "process %d", i)
+				}
+				assert.False(t, exists(t, n.loc), "billing run created %+v", n.loc)
+			})
+		}
 		for _, tc := range []struct {
 			name  string
 			setup []string

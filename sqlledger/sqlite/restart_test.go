@@ -1,4 +1,4 @@
-package sqlledger_test
+package sqlite_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
 	"github.com/dstsafe/dstsafe/sqlledger"
+	"github.com/dstsafe/dstsafe/sqlledger/sqlite"
 	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/require"
 )
@@ -31,9 +32,8 @@ func dropTime(groups []string, a slog.Attr) slog.Attr {
 // ever; it runs 11-04 as usual. The second process is also tried with a
 // naive schedule (robfig/cron style, keyed by wall time) that offers the
 // second 01:30: the ledger refuses it and the log says so.
-func TestRestartMidNightSQLite(t *testing.T) {
-	chicago, err := time.LoadLocation("America/Chicago")
-	require.NoError(t, err)
+func TestRestartMidNight(t *testing.T) {
+	chicago := dstsafetest.Zone(t, "America/Chicago")
 	for _, tc := range []struct {
 		name  string
 		sched func(t *testing.T) dstsafe.Schedule
@@ -49,7 +49,7 @@ func TestRestartMidNightSQLite(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "ledger.db")
 			clock := clockwork.NewFakeClockAt(time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC)) // 00:00 CDT
 			open := func() *sqlledger.Ledger {
-				l, err := sqlledger.OpenSQLite(path, sqlledger.WithClock(clock))
+				l, err := sqlite.OpenSQLite(path, sqlledger.WithClock(clock))
 				require.NoError(t, err)
 				require.NoError(t, l.Migrate(context.Background()))
 				return l

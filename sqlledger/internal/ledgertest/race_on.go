@@ -1,6 +1,6 @@
 //go:build race
 
-package sqlledger_test
+package ledgertest
 
 // raceDetector: the race detector slows modernc.org/sqlite's translated C
 // about tenfold, so the 10,000-period races run without it (scripts/test

@@ -1,0 +1,32 @@
+// Package config holds the settings a sqlledger.Option sets. It is internal
+// so that only sqlledger and the driver packages below it (sqlledger/sqlite)
+// can write options: users pick them from those packages' With functions.
+package config
+
+import (
+	"time"
+
+	"github.com/dstsafe/dstsafe"
+)
+
+// Config is what the options of sqlledger.New and sqlite.OpenSQLite set.
+// Nil pointers and zero values mean "not given".
+type Config struct {
+	Table   string
+	Dialect int // a sqlledger.Dialect
+	Clock   dstsafe.Clock
+	// CloseDB: the Ledger's Close closes its *sql.DB (OpenSQLite's).
+	CloseDB bool
+
+	// SQLite connection settings, given with package sqlite's options
+	// and read by sqlite.OpenSQLite. sqlledger.New, which gets an opened
+	// *sql.DB, refuses them unless Opened is set.
+	Synchronous *int
+	BusyTimeout *time.Duration
+	// OnCommit, if set, is called after every commit of claims with the
+	// number of claims it answered (ledgertest counts group commits).
+	OnCommit func(claims int)
+	// Opened: the *sql.DB was opened by OpenSQLite with the settings
+	// above already applied.
+	Opened bool
+}

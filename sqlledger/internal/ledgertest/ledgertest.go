@@ -1,0 +1,102 @@
+// Package ledgertest holds the tests that every SQL dialect of sqlledger
+// passes, written once: package sqlledger's tests run them on PostgreSQL
+// and package sqlite's (module sqlledger/sqlite) on SQLite, each through a
+// Backend. What only one dialect has (PostgreSQL restarts and row locks,
+// SQLite pragmas and file paths) stays in that module's tests.
+//
+// It is a non-test package so that both modules can import it; it is
+// internal to sqlledger so that nobody else can.
+package ledgertest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/sqlledger"
+	"github.com/dstsafe/dstsafe/sqlledger/internal/config"
+)
+
+// Target is where a ledger lives.
+type Target struct {
+	// DSN is the SQLite file path or the PostgreSQL connection string.
+	DSN string
+	// Table is the ledger's table (WithTable).
+	Table string
+	// Relaxed: the test checks exclusion, not durability, so the ledger
+	// may commit without waiting for the disk (SQLite synchronous NORMAL,
+	// PostgreSQL synchronous_commit off); locking and visibility are the
+	// same. SQLite also waits a minute, not 10 s, for the write lock: its
+	// busy handler is not fair, and under the race detector on a loaded
+	// 2-core machine one process can be starved past the default.
+	Relaxed bool
+}
+
+// Backend is one dialect's way to make ledgers for the shared tests.
+type Backend struct {
+	// Name is "sqlite" or "postgres", in subtest and benchmark names.
+	Name string
+	// Fresh returns a target nobody has used: a path in a new temporary
+	// directory, or a table in a PostgreSQL schema that does not exist
+	// yet (Migrate creates it). It is removed when tb ends.
+	Fresh func(tb testing.TB) Target
+	// Open opens a Ledger on tg whose Close releases what Open opened.
+	// It also runs in the child processes of the multi-process tests.
+	Open func(tg Target, opts ...sqlledger.Option) (*sqlledger.Ledger, error)
+	// Broken returns the ways the dialect's ledgers break for good, for
+	// the conformance suite's Permanent subtest.
+	Broken func(t *testing.T) []dstsafetest.LedgerSuiteOption
+}
+
+// OwnDB is the option Backend.Open of PostgreSQL gives New for a *sql.DB
+// it opened: the Ledger's Close closes it.
+func OwnDB() sqlledger.Option { return func(c *config.Config) { c.CloseDB = true } }
+
+// Unmigrated returns a ledger on a fresh target, closed when tb ends.
+func (b Backend) Unmigrated(tb testing.TB, opts ...sqlledger.Option) (*sqlledger.Ledger, Target) {
+	tb.Helper()
+	tg := b.Fresh(tb)
+	return b.open(tb, tg, opts...), tg
+}
+
+// New returns a migrated ledger on a fresh target, closed when tb ends.
+func (b Backend) New(tb testing.TB, opts ...sqlledger.Option) *sqlledger.Ledger {
+	tb.Helper()
+	l, _ := b.Unmigrated(tb, opts...)
+	if err := l.Migrate(context.Background()); err != nil {
+		tb.Fatalf("Migrate: %v", err)
+	}
+	return l
+}
+
+// open opens tg, closed when tb ends.
+func (b Backend) open(tb testing.TB, tg Target, opts ...sqlledger.Option) *sqlledger.Ledger {
+	tb.Helper()
+	l, err := b.Open(tg, opts...)
+	if err != nil {
+		tb.Fatalf("open %s ledger: %v", b.Name, err)
+	}
+	tb.Cleanup(func() { l.Close() })
+	return l
+}
+
+// Run runs every shared test on b, each as a subtest named for it.
+func Run(t *testing.T, b Backend) {
+	for _, tt := range []struct {
+		name string
+		fn   func(t *testing.T, b Backend)
+	}{
+		{"Conformance", testConformance},
+		{"ConformanceInTx", testConformanceInTx},
+		{"GroupedClaims", testGroupedClaims},
+		{"GroupCommit", testGroupCommit},
+		{"Migrate", testMigrate},
+		{"MigrateSchemaTooNew", testMigrateSchemaTooNew},
+		{"FreshStart", testFreshStart},
+		{"ClaimCommitsWithBusinessRows", testClaimCommitsWithBusinessRows},
+		{"RaceProcesses", testRaceProcesses},
+		{"CrashedHolder", testCrashedHolder},
+	} {
+		t.Run(tt.name, func(t *testing.T) { tt.fn(t, b) })
+	}
+}

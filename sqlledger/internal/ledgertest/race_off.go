@@ -1,0 +1,6 @@
+//go:build !race
+
+package ledgertest
+
+// raceDetector: see race_on.go.
+const raceDetector = false

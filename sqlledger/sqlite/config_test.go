@@ -1,0 +1,134 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/dstsafe/dstsafe/sqlledger"
+	"github.com/dstsafe/dstsafe/sqlledger/sqlite"
+)
+
+// Pragmas belong to the DSN of a database the caller opened: New refuses
+// this package's options, even on a SQLite database.
+func TestNewRefusesSQLiteOptions(t *testing.T) {
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for name, opt := range map[string]sqlledger.Option{
+		"sqlite.WithSynchronous": sqlite.WithSynchronous(sqlite.SyncNormal),
+		"sqlite.WithBusyTimeout": sqlite.WithBusyTimeout(time.Second),
+	} {
+		l, err := sqlledger.New(db, opt)
+		var ce *sqlledger.ConfigError
+		if !errors.As(err, &ce) || ce.Option != name || !errors.Is(err, sqlledger.ErrInvalidConfig) {
+			t.Errorf("New(db, %s) = %v, %v; want a *ConfigError for %s", name, l, err, name)
+		}
+	}
+}
+
+func TestOpenSQLiteBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		option string
+		opt    sqlledger.Option
+	}{
+		{"WithSynchronous", sqlite.WithSynchronous(sqlite.Synchronous(7))},
+		{"WithBusyTimeout", sqlite.WithBusyTimeout(-time.Second)},
+		{"WithDialect", sqlledger.WithDialect(sqlledger.PostgreSQL)},
+		{"WithTable", sqlledger.WithTable("job-runs")},
+	} {
+		path := filepath.Join(dir, tc.option+".db")
+		l, err := sqlite.OpenSQLite(path, tc.opt)
+		var ce *sqlledger.ConfigError
+		if !errors.As(err, &ce) || ce.Option != tc.option {
+			t.Errorf("OpenSQLite with a bad %s = %v, %v; want a *ConfigError for it", tc.option, l, err)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("OpenSQLite with a bad %s created %s: %v", tc.option, path, err)
+		}
+	}
+}
+
+func TestOpenSQLiteBadPath(t *testing.T) {
+	for _, path := range []string{"", ":memory:", "file:ledger.db", "ledger.db?mode=ro", "file::memory:?cache=shared"} {
+		l, err := sqlite.OpenSQLite(path)
+		var ce *sqlledger.ConfigError
+		if !errors.As(err, &ce) || ce.Option != "path" || !errors.Is(err, sqlledger.ErrInvalidConfig) {
+			t.Errorf("OpenSQLite(%q) = %v, %v; want a *ConfigError for path", path, l, err)
+		}
+	}
+	// A directory that does not exist: not a configuration error, but an
+	// error now rather than at the first claim.
+	l, err := sqlite.OpenSQLite(filepath.Join(t.TempDir(), "no", "such", "dir", "ledger.db"))
+	if err == nil {
+		l.Close()
+		t.Fatal("OpenSQLite in a missing directory succeeded")
+	}
+	if errors.Is(err, sqlledger.ErrInvalidConfig) {
+		t.Errorf("OpenSQLite in a missing directory = %v, want an I/O error, not ErrInvalidConfig", err)
+	}
+}
+
+func TestOpenSQLitePragmas(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []sqlledger.Option
+		sync int // PRAGMA synchronous: 1 NORMAL, 2 FULL
+		busy int // ms
+	}{
+		{"defaults: durable", nil, 2, int(sqlite.DefaultBusyTimeout.Milliseconds())},
+		// A nil option is no option.
+		{"nil option", []sqlledger.Option{nil}, 2, int(sqlite.DefaultBusyTimeout.Milliseconds())},
+		{"normal", []sqlledger.Option{sqlite.WithSynchronous(sqlite.SyncNormal), sqlite.WithBusyTimeout(2500 * time.Millisecond)}, 1, 2500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := backend.New(t, tt.opts...)
+			ctx := context.Background()
+			// Pin one connection: pragmas are per connection.
+			conn, err := l.DB().Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			var mode string
+			var sync, busy int
+			if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&busy); err != nil {
+				t.Fatal(err)
+			}
+			if mode != "wal" || sync != tt.sync || busy != tt.busy {
+				t.Errorf("journal_mode %s, synchronous %d, busy_timeout %d; want wal, %d, %d", mode, sync, busy, tt.sync, tt.busy)
+			}
+			if l.Dialect() != sqlledger.SQLite {
+				t.Errorf("Dialect = %v, want sqlite", l.Dialect())
+			}
+		})
+	}
+}
+
+// sqlledger.New on a *sql.DB of modernc.org/sqlite detects SQLite.
+func TestDetectDialect(t *testing.T) {
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := sqlledger.New(db)
+	if err != nil || l.Dialect() != sqlledger.SQLite || l.Table() != sqlledger.DefaultTable {
+		t.Fatalf("New(sqlite db) = %v, %v; want the sqlite dialect on %s", l, err, sqlledger.DefaultTable)
+	}
+}
