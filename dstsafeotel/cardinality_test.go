@@ -147,21 +147,10 @@ func TestObserveConcurrent(t *testing.T) {
 	for g := range goroutines {
 		for i, e := range events {
 			e.Job = jobs[(g+i)%len(jobs)]
-			for k, v := range spec(e) {
-				w := want[k]
-				w.Value += v.Value
-				w.Count += v.Count
-				w.Sum += v.Sum
-				want[k] = w
-			}
+			want.add(spec(e))
 		}
 	}
-	got := collect(t, r).withoutBuckets()
-	require.Len(t, got, len(want))
-	for k, w := range want {
-		require.Equal(t, w.Value, got[k].Value, k)
-		require.Equal(t, w.Count, got[k].Count, k)
-		require.InEpsilon(t, max(w.Sum, 1), max(got[k].Sum, 1), 1e-9, k)
-	}
+	got := collect(t, r)
+	requireTotals(t, want, got)
 	require.Equal(t, int64(goroutines*each), sum(got, "dstsafe.events"))
 }

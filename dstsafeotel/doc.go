@@ -43,9 +43,9 @@
 // forever) and the last two are free text (Pause takes an operator's
 // reason). The number of series is at most jobs × 3 kinds × 11 events for
 // dstsafe.events and jobs × 3 × 5 for dstsafe.runs. dstsafe.runs is the one
-// to alert on (its outcomes of one job add up to the attempts this replica
-// made); dstsafe.events shows the whole path, misfires ("late") and pauses
-// included.
+// to alert on (failed or lease-lost rising, succeeded short of one per
+// period across the replicas); dstsafe.events shows the whole path,
+// misfires ("late") and pauses included.
 //
 // # Daylight-saving time
 //

@@ -205,27 +205,39 @@ func TestObserveEveryTypeAndKind(t *testing.T) {
 			e := dstsafe.Event{Type: typ, Job: "job", Kind: kind, Late: time.Duration(n) * time.Second,
 				Duration: time.Duration(n) * time.Millisecond}
 			o.Observe(e)
-			for k, v := range spec(e) {
-				w := want[k]
-				w.Value += v.Value
-				w.Count += v.Count
-				w.Sum += v.Sum
-				want[k] = w
-			}
+			want.add(spec(e))
 		}
 	}
-	got := collect(t, r).withoutBuckets()
-	require.Len(t, got, len(want))
-	for k, w := range want {
-		g, ok := got[k]
-		require.True(t, ok, "missing %s", k)
-		require.Equal(t, w.Value, g.Value, k)
-		require.Equal(t, w.Count, g.Count, k)
-		require.InDelta(t, w.Sum, g.Sum, 1e-9, k)
-	}
+	got := collect(t, r)
+	requireTotals(t, want, got)
 	// 13 types (0 and 12 invalid) × 5 kinds (0 and 7 with no kind attribute).
 	require.Equal(t, int64(13*5), sum(got, "dstsafe.events"))
 	require.Equal(t, int64(5*5), sum(got, "dstsafe.runs"))
+}
+
+// add adds q's counts and sums into p.
+func (p points) add(q points) {
+	for k, v := range q {
+		w := p[k]
+		w.Value += v.Value
+		w.Count += v.Count
+		w.Sum += v.Sum
+		p[k] = w
+	}
+}
+
+// requireTotals checks that got has exactly want's series, with its
+// counter values, histogram counts and sums (to rounding).
+func requireTotals(tb testing.TB, want, got points) {
+	tb.Helper()
+	require.Len(tb, got, len(want))
+	for k, w := range want {
+		g, ok := got[k]
+		require.True(tb, ok, "missing %s", k)
+		require.Equal(tb, w.Value, g.Value, k)
+		require.Equal(tb, w.Count, g.Count, k)
+		require.InDelta(tb, w.Sum, g.Sum, 1e-9*max(1, w.Sum), k)
+	}
 }
 
 func sum(p points, metric string) int64 {
