@@ -46,8 +46,10 @@ var (
 var ErrBuckets = errors.New("dstsafeotel: bucket boundaries must be finite and strictly increasing")
 
 // Observer is a [dstsafe.Observer] that records every Event in the metrics
-// of the package overview. It is safe for concurrent use, and Observe does
-// not block. Build one with New; a nil or zero Observer records nothing.
+// of the package overview. It is safe for concurrent use; Observe does no
+// I/O (the exporter reads the SDK's aggregates when it is scraped) and
+// allocates nothing once a series exists. Build one with New; a nil or
+// zero Observer records nothing.
 type Observer struct {
 	events   metric.Int64Counter
 	runs     metric.Int64Counter
