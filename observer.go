@@ -76,22 +76,27 @@ const (
 	// EventStarted: the job's function was called (Late set).
 	EventStarted
 	// EventSucceeded: the job returned nil and the ledger recorded it
-	// (Duration set). A run whose record could not be written (the
-	// ledger failed, or WithMaxRuns could not record its run) is
-	// EventFailed, and one whose lease was lost is EventLeaseLost.
+	// (Duration set). Each attempt that started ends with exactly one of
+	// EventSucceeded, EventFailed and EventLeaseLost; a claimed period that
+	// finds the job's runs used (WithMaxRuns) ends with EventSkipped.
 	EventSucceeded
 	// EventFailed: the job returned an error or panicked, or its success
-	// could not be recorded (Err, Duration).
+	// could not be recorded (the ledger failed, or WithMaxRuns could not
+	// record its run slot), or its run slot could not be claimed (Err,
+	// Duration).
 	EventFailed
 	// EventSkipped: this Scheduler recorded the period as skipped, with
 	// Reason one of "paused", "missed: catch-up policy", "overlap:
 	// previous run still running", "before the schedule took effect" and
 	// "max runs: the job has used its runs".
 	EventSkipped
-	// EventLeaseLost: the run's claim was taken over or expired while it
-	// ran (its context was cancelled), or its Finish was refused because
-	// it had been taken over (Err). It replaces EventSucceeded for a job
-	// that returned nil.
+	// EventLeaseLost: the period was taken over while the attempt ran, so
+	// its outcome was not recorded (the Finish was refused): it ends the
+	// attempt in place of EventSucceeded or EventFailed, once the job has
+	// returned (its context is cancelled as soon as a heartbeat finds out).
+	// Err says why: ErrLeaseLost, wrapped. A lease that ran out while the
+	// ledger was unreachable, with nobody taking the period over, cancels
+	// the job too, but its outcome is still recorded: EventFailed.
 	EventLeaseLost
 	// EventLate: the run starts later than its due start (Due plus
 	// Jitter) by more than the job's misfire threshold (Late): a

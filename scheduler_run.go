@@ -305,23 +305,22 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 		s.logRun(ctx, slog.LevelInfo, "run finish", run, "outcome", state.String(), "duration", took)
 	}
 	if s.observed() {
-		lost := errors.Is(ferr, ErrLeaseLost)
-		if lost && !hb.lost {
-			s.emitTask(EventLeaseLost, j.name, t, rec.Attempt, "", ferr)
-		}
+		// One event ends the attempt: what the ledger recorded, or that it
+		// was no longer this attempt's to record.
 		e := s.taskEvent(EventSucceeded, j.name, t)
 		e.Attempt, e.Duration = rec.Attempt, took
 		switch {
+		case errors.Is(ferr, ErrLeaseLost):
+			e.Type, e.Err = EventLeaseLost, ferr
+			if hb.lost != nil {
+				e.Err = hb.lost
+			}
 		case err != nil:
 			e.Type, e.Err = EventFailed, err
-		case lost:
-			e.Type = 0
 		case ferr != nil:
 			e.Type, e.Err = EventFailed, ferr
 		}
-		if e.Type != 0 {
-			s.emit(e)
-		}
+		s.emit(e)
 	}
 	f := Fire{Run: run, Started: started, Err: err}
 	env.sim.recordFire(f)
@@ -399,7 +398,7 @@ func callJob(ctx context.Context, fn func(context.Context, Run) error, run Run) 
 // beat is what a heartbeat goroutine reports when it ends (done closes).
 type beat struct {
 	done chan struct{}
-	lost bool // it found the lease lost and emitted EventLeaseLost
+	lost error // why it found the lease lost, if it did
 }
 
 // heartbeat extends the claim (and the run slot's, under WithMaxRuns)
@@ -421,8 +420,7 @@ func (s *Scheduler) heartbeat(env runEnv, runCtx context.Context, cancel context
 	}
 	lose := func(err error) {
 		cancel(err)
-		hb.lost = true
-		s.emitTask(EventLeaseLost, run.Job, t, run.Attempt, "", err)
+		hb.lost = err
 	}
 	beats := beatTimer.Chan()
 	for {
