@@ -164,6 +164,10 @@ func TestJitterRefusedAtTheShortestInterval(t *testing.T) {
 		{"Lord_Howe GapShift, any OccurrenceSchedule", "Australia/Lord_Howe", time.Date(2024, 10, 7, 0, 0, 0, 0, time.UTC),
 			occurrencesOnly{mustCron(t, "0,20,45 * * * *", dstsafe.WithLocation(lordHowe), dstsafe.WithGap(dstsafe.GapShift))}, nil,
 			minutesOfHour(0, 20, 45), periodicPolicy.with(0, dstsafe.GapShift)},
+		// An RFC 5545 rule (ParseRRule), FoldBoth: the same hour.
+		{"RRULE daily 01:30 FoldBoth", "America/Chicago", jan2024,
+			mustRRule(t, "DTSTART:20231231T013000\nRRULE:FREQ=DAILY", dstsafe.WithLocation(chicago), dstsafe.WithFold(dstsafe.FoldBoth)), nil,
+			daily(1, 30), fixedPolicy.with(dstsafe.FoldBoth, 0)},
 		// A plain Schedule (robfig/cron's shape) read in its zone.
 		{"plain Schedule, FoldBoth", "America/Chicago", jan2024,
 			plainOnly{mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago), dstsafe.WithFold(dstsafe.FoldBoth))},
