@@ -103,18 +103,7 @@ func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time
 		return fail(&ArgError{Func: "Backfill", Arg: "to", Err: fmt.Errorf("%w: [%s, %s) is empty",
 			ErrInvalidRange, from.Format(time.RFC3339), to.Format(time.RFC3339))})
 	}
-	s.mu.Lock()
-	j := s.jobs[job]
-	var sim *simulation
-	if s.run != nil {
-		sim = s.run.sim
-	}
-	var spec *jobSpec
-	if j != nil {
-		spec = j.spec
-	}
-	sim.begin()
-	s.mu.Unlock()
+	j, spec, sim := s.byHand(job)
 	defer sim.end()
 	if j == nil {
 		return fail(ErrUnknownJob)

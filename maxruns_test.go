@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -95,76 +94,6 @@ func TestMaxRunsAcrossRestarts(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"2024-06-01T07:00:00"}, firePeriods(fires, "sync"), "the raised limit's one more, from the Update (07:00) on")
 	require.Equal(t, 4, succeeded(t, ledger, "sync"))
-}
-
-// The race of issue 12: two Schedulers sharing a ledger at n-1 runs each
-// start a different period at once. Each run blocks until the other
-// Scheduler has either started its run too or refused it; exactly one
-// runs and the other returns ErrMaxRuns, so n periods succeed, never
-// n+1. 100 rounds, each on a fresh ledger.
-func TestMaxRunsRaceAtTheLastRun(t *testing.T) {
-	const n = 3
-	start := time.Date(2024, 6, 10, 0, 0, 0, 0, time.UTC)
-	daily := mustCron(t, "0 6 * * *")
-	for round := range 100 {
-		a, clock, ledger := newSim(t, start, dstsafe.WithOwner("a"))
-		b := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithOwner("b"))
-		started, refused, release := make(chan string, 2), make(chan error, 2), make(chan struct{})
-		job := func(_ context.Context, r dstsafe.Run) error {
-			if r.RunDate.Day > 3 {
-				started <- r.Period
-				select {
-				case <-release:
-				case <-time.After(10 * time.Second): // safety net only
-					return errors.New("never released")
-				}
-			}
-			return nil
-		}
-		for _, s := range []*dstsafe.Scheduler{a, b} {
-			require.NoError(t, s.Add("sync", daily, job, dstsafe.WithMaxRuns(n)))
-		}
-		for d := 1; d < n; d++ { // n-1 runs used
-			require.NoError(t, a.RunNow(context.Background(), "sync", time.Date(2024, 6, d, 6, 0, 0, 0, time.UTC).Format("2006-01-02T15:04:05")))
-		}
-		var wg sync.WaitGroup
-		for i, s := range []*dstsafe.Scheduler{a, b} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				err := s.RunNow(context.Background(), "sync", time.Date(2024, 6, 4+i, 6, 0, 0, 0, time.UTC).Format("2006-01-02T15:04:05"))
-				if err != nil {
-					refused <- err
-				}
-			}()
-		}
-		var runs int
-		var errs []error
-		for range 2 {
-			select {
-			case <-started:
-				runs++
-			case err := <-refused:
-				errs = append(errs, err)
-			case <-time.After(10 * time.Second): // safety net only
-				t.Fatal("neither started nor refused")
-			}
-		}
-		close(release)
-		wg.Wait()
-		require.Equal(t, 1, runs, "round %d: both replicas ran the last run", round)
-		require.Len(t, errs, 1)
-		require.ErrorIs(t, errs[0], dstsafe.ErrMaxRuns)
-		require.Equal(t, n, succeeded(t, ledger, "sync"), "round %d", round)
-		skipped := 0
-		for _, r := range records(t, ledger, "sync") {
-			if r.State == dstsafe.StateSkipped {
-				require.Equal(t, "max runs: the job has used its runs", r.Reason)
-				skipped++
-			}
-		}
-		require.Equal(t, 1, skipped, "the refused period has its record")
-	}
 }
 
 // WithMaxRuns refuses a negative count and a job name that leaves no

@@ -521,6 +521,25 @@ func (s *Scheduler) fail(rs *runState, job string, err error) {
 	})
 }
 
+// byHand looks job up (nil if it is not there) for a run by hand, RunNow
+// or Backfill, with the spec in force, and counts the caller busy under
+// Simulate: the caller calls sim.end when done.
+func (s *Scheduler) byHand(job string) (*job, *jobSpec, *simulation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.jobs[job]
+	var sim *simulation
+	if s.run != nil {
+		sim = s.run.sim
+	}
+	var spec *jobSpec
+	if j != nil {
+		spec = j.spec
+	}
+	sim.begin()
+	return j, spec, sim
+}
+
 // RunNow claims period of job and runs it in the caller's goroutine, for
 // operators re-running or back-filling a period by hand. It returns the
 // job's error; a *ClaimedError (errors.Is ErrAlreadyClaimed) when the period
@@ -534,18 +553,7 @@ func (s *Scheduler) fail(rs *runState, job string, err error) {
 // limit, and does not need Run to be running. Every wait (a retry's
 // backoff) ends when ctx does.
 func (s *Scheduler) RunNow(ctx context.Context, job, period string) error {
-	s.mu.Lock()
-	j := s.jobs[job]
-	var sim *simulation
-	if s.run != nil {
-		sim = s.run.sim
-	}
-	var spec *jobSpec
-	if j != nil {
-		spec = j.spec
-	}
-	sim.begin()
-	s.mu.Unlock()
+	j, spec, sim := s.byHand(job)
 	defer sim.end()
 	if j == nil {
 		return &JobError{Job: job, Period: period, Err: ErrUnknownJob}

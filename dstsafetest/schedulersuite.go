@@ -201,14 +201,17 @@ func (s schedSuite) testBackfillAcrossGap(t *testing.T) {
 	}
 }
 
-// Two Schedulers at n-1 runs each start another period at once; each run
-// waits until the other has started or been refused: exactly one runs,
-// and n periods succeed. 20 rounds.
+// The race of issue 12: two Schedulers sharing a ledger at n-1 runs each
+// start a different period at once. Each run waits until the other
+// Scheduler has either started its run too or refused it; exactly one
+// runs and the other returns ErrMaxRuns, so n periods succeed, never n+1,
+// and the refused period is recorded skipped. 50 rounds, each on a fresh
+// ledger.
 func (s schedSuite) testMaxRunsRace(t *testing.T) {
 	const n = 2
 	daily, err := dstsafe.ParseCron("0 6 * * *")
 	must.NoError(t, err, "ParseCron")
-	for round := range 20 {
+	for round := range 50 {
 		l, clock, a := s.setup(t, time.Date(2024, 6, 10, 0, 0, 0, 0, time.UTC), "a")
 		b := newScheduler(clock, l, "b")
 		started, refused, release := make(chan string, 2), make(chan error, 2), make(chan struct{})
@@ -254,13 +257,18 @@ func (s schedSuite) testMaxRunsRace(t *testing.T) {
 		must.Equal(t, 1, runs, "round %d: runs of the last slot", round)
 		must.Len(t, errs, 1)
 		must.ErrorIs(t, errs[0], dstsafe.ErrMaxRuns, "round %d", round)
-		ok := 0
+		ok, skipped := 0, 0
 		for _, r := range s.records(t, l, "sync") {
-			if r.State == dstsafe.StateSucceeded {
+			switch r.State {
+			case dstsafe.StateSucceeded:
 				ok++
+			case dstsafe.StateSkipped:
+				must.Equal(t, "max runs: the job has used its runs", r.Reason)
+				skipped++
 			}
 		}
 		must.Equal(t, n, ok, "round %d: succeeded periods", round)
+		must.Equal(t, 1, skipped, "round %d: the refused period has its record", round)
 	}
 }
 
