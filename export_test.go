@@ -35,17 +35,15 @@ func InstallZoneTable(loc *time.Location, end int64) bool {
 // RunTraced runs s as Run does, with the simulation seam's bookkeeping of
 // its goroutines but no fake clock driven for it, for the tests that move
 // the clock themselves (scheduler_run_test.go). idle reports, at instant
-// now, whether no goroutine is busy or due, how many times goroutines have
+// now, whether no goroutine is busy or due, the earliest instant a parked
+// goroutine waits for (zero if none), how many times goroutines have
 // parked so far, and a channel closed at the next change; done receives
 // Run's result.
-func RunTraced(ctx context.Context, s *Scheduler) (idle func(now time.Time) (ok bool, parks uint64, changed <-chan struct{}), done <-chan error) {
+func RunTraced(ctx context.Context, s *Scheduler) (idle func(now time.Time) (ok bool, next time.Time, parks uint64, changed <-chan struct{}), done <-chan error) {
 	sim := &simulation{}
 	ch := make(chan error, 1)
 	go func() { ch <- s.run1(ctx, sim) }()
-	return func(now time.Time) (bool, uint64, <-chan struct{}) {
-		ok, _, parks, changed := sim.act.idle(now)
-		return ok, parks, changed
-	}, ch
+	return sim.act.idle, ch
 }
 
 // SameZoneTable reports whether a and b share one offset table (zones

@@ -40,7 +40,7 @@ func (c *steppedClock) step(d time.Duration) {
 // clock) with the simulation seam, so the test can wait on its activity.
 type harness struct {
 	t    *testing.T
-	idle func(now time.Time) (bool, uint64, <-chan struct{})
+	idle func(now time.Time) (bool, time.Time, uint64, <-chan struct{})
 	done <-chan error
 }
 
@@ -70,7 +70,7 @@ func startRun(t *testing.T, s *dstsafe.Scheduler) *harness {
 
 // parks returns how many times the scheduler's goroutines have parked.
 func (h *harness) parks() uint64 {
-	_, n, _ := h.idle(time.Time{})
+	_, _, n, _ := h.idle(time.Time{})
 	return n
 }
 
@@ -78,7 +78,7 @@ func (h *harness) parks() uint64 {
 func (h *harness) waitParks(n uint64) {
 	h.t.Helper()
 	for {
-		_, parks, changed := h.idle(time.Time{})
+		_, _, parks, changed := h.idle(time.Time{})
 		if parks > n {
 			return
 		}
@@ -95,7 +95,7 @@ func (h *harness) waitParks(n uint64) {
 func (h *harness) waitFor(cond func() bool) {
 	h.t.Helper()
 	for {
-		_, _, changed := h.idle(time.Time{})
+		_, _, _, changed := h.idle(time.Time{})
 		if cond() {
 			return
 		}
@@ -107,11 +107,26 @@ func (h *harness) waitFor(cond func() bool) {
 	}
 }
 
+// advanceTo moves fc to at once the scheduler sleeps until at (the
+// earliest instant one of its goroutines waits for: a clock moved while
+// the loop is still setting its timer would leave the timer behind), then
+// waits until a goroutine has parked again.
+func (h *harness) advanceTo(fc *clockwork.FakeClock, at time.Time) {
+	h.t.Helper()
+	h.waitFor(func() bool {
+		_, next, _, _ := h.idle(time.Time{})
+		return next.Equal(at)
+	})
+	before := h.parks()
+	fc.Advance(at.Sub(fc.Now()))
+	h.waitParks(before)
+}
+
 // settle waits until no scheduler goroutine is busy or due at now.
 func (h *harness) settle(now time.Time) {
 	h.t.Helper()
 	for {
-		ok, _, changed := h.idle(now)
+		ok, _, _, changed := h.idle(now)
 		if ok {
 			return
 		}
@@ -229,12 +244,10 @@ func TestOverlap(t *testing.T) {
 			require.NoError(t, s.Add("sync", mustCron(t, "* * * * *", dstsafe.WithLocation(zone(t, "America/Chicago"))), job.run,
 				dstsafe.WithOverlap(tc.o), dstsafe.WithLease(time.Hour, 0), dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 3, Failed: true}, 0)))
 			h := startRun(t, s)
-			fc.Advance(30 * time.Second) // 12:01
+			h.advanceTo(fc, time.Date(2024, 6, 1, 12, 1, 0, 0, time.UTC))
 			require.Equal(t, p1, recv(t, job.started).Period)
-			for _, p := range []string{p2, p3} {
-				before := h.parks()
-				fc.Advance(time.Minute) // the run before is still going
-				h.waitParks(before)
+			for i, p := range []string{p2, p3} {
+				h.advanceTo(fc, time.Date(2024, 6, 1, 12, 2+i, 0, 0, time.UTC)) // the run before is still going
 				switch tc.o {
 				case dstsafe.OverlapSkip:
 					h.waitFor(func() bool { return ev.has(dstsafe.EventSkipped, p) })
@@ -438,9 +451,7 @@ func TestOverlapAcrossTheFold(t *testing.T) {
 				dstsafe.WithOverlap(o), dstsafe.WithLease(24*time.Hour, 0)))
 			h := startRun(t, s)
 			for i, f := range want {
-				before := h.parks()
-				fc.Advance(fireAt(f).Sub(fc.Now()))
-				h.waitParks(before)
+				h.advanceTo(fc, fireAt(f))
 				switch {
 				case o == dstsafe.OverlapCancelRunning:
 					if i > 0 {
