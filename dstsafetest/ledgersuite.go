@@ -40,6 +40,13 @@ var SuiteStart = time.Date(2024, 11, 3, 6, 30, 0, 123456789, time.UTC)
 // goroutines started together on up to 20,000 periods: a claim that
 // reads, then writes, is caught).
 //
+// A Ledger that is also a dstsafe.ControlLedger is checked as one too
+// (ledgersuite_control.go): pause and resume, idempotent and timed by
+// the ledger's clock; a release of a failed or abandoned period allowing
+// exactly one takeover whatever the claimer's RetryPolicy, fencing the
+// old holder, raced by claims; refusals; keys. For a Ledger that is not
+// one, those subtests skip, saying so.
+//
 // Each subtest calls newLedger for a fresh ledger with its own fake clock
 // set to SuiteStart. Options say what else the backend can do (a broken
 // ledger to check its permanent errors with) or cannot do yet; the
@@ -76,6 +83,7 @@ func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOp
 		{"ConcurrentClaims", s.testConcurrentClaims},
 		{"ContendedClaim", s.testContendedClaim},
 	}
+	tests = append(tests, s.controlTests()...)
 	for _, tt := range append(tests, s.capabilityTests()...) {
 		t.Run(tt.name, tt.fn)
 	}
@@ -607,31 +615,45 @@ func (s suite) testList(t *testing.T) {
 	})
 }
 
+// badKey is a key every ledger refuses, named for what is wrong with it.
+type badKey struct{ name, value string }
+
+// overlongKey is one byte longer than dstsafe.MaxKeyLen.
+var overlongKey = strings.Repeat("x", dstsafe.MaxKeyLen+1)
+
+// longestKey is 254 ASCII bytes and a two-byte rune: exactly
+// dstsafe.MaxKeyLen bytes, accepted.
+var longestKey = strings.Repeat("x", dstsafe.MaxKeyLen-2) + "é"
+
+var badKeys = []badKey{
+	{"empty", ""},
+	{"over-long", overlongKey},
+	{"invalid UTF-8", "2024-11-\xff03"},
+	{"truncated rune", "billing-\xc3"},
+	{"NUL byte", "billing\x00eu"},
+}
+
+// requireKeyError checks that err is a *dstsafe.KeyError for field and
+// value, wrapping dstsafe.ErrInvalidKey.
+func requireKeyError(t *testing.T, err error, field, value string) {
+	t.Helper()
+	must.ErrorIs(t, err, dstsafe.ErrInvalidKey, "%s %q", field, value)
+	var ke *dstsafe.KeyError
+	must.ErrorAs(t, err, &ke)
+	check.Equal(t, field, ke.Field)
+	check.Equal(t, value, ke.Value)
+}
+
 func (s suite) testBadKeys(t *testing.T) {
-	long := strings.Repeat("x", dstsafe.MaxKeyLen+1)
-	// 254 ASCII bytes and a two-byte rune: exactly MaxKeyLen bytes, accepted.
-	longest := strings.Repeat("x", dstsafe.MaxKeyLen-2) + "é"
-	bad := []struct {
-		name, value string
-	}{
-		{"empty", ""},
-		{"over-long", long},
-		{"invalid UTF-8", "2024-11-\xff03"},
-		{"truncated rune", "billing-\xc3"},
-		{"NUL byte", "billing\x00eu"},
-	}
+	long, longest := overlongKey, longestKey
 	ctx := context.Background()
-	for _, b := range bad {
+	for _, b := range badKeys {
 		t.Run(b.name, func(t *testing.T) {
 			l, _ := s.setup(t)
 			good := claim(t, l, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w"})
 			checkKey := func(field string, err error) {
 				t.Helper()
-				must.ErrorIs(t, err, dstsafe.ErrInvalidKey)
-				var ke *dstsafe.KeyError
-				must.ErrorAs(t, err, &ke)
-				check.Equal(t, field, ke.Field)
-				check.Equal(t, b.value, ke.Value)
+				requireKeyError(t, err, field, b.value)
 			}
 			_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: b.value, Period: "2024-11-03", Owner: "w"})
 			checkKey("job", err)
