@@ -64,3 +64,43 @@ func TestScriptsSafeToRetry(t *testing.T) {
 		t.Errorf("index has %d members, want 1", n)
 	}
 }
+
+// The pause state's compare-and-set, run twice with the same arguments
+// (a retried command), answers the same; a set from a stale value is
+// refused with the current one.
+func TestSetScriptSafeToRetry(t *testing.T) {
+	addr := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := context.Background()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	key := "dstsafe-test:" + hex.EncodeToString(b[:]) + ":pause"
+	t.Cleanup(func() { c.Del(ctx, key) })
+	run := func(expected, next string) []any {
+		t.Helper()
+		res, err := setScript.Run(ctx, c, []string{key}, expected, next).Slice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	won := func(res []any) bool { n, ok := res[0].(int64); return ok && n == 1 }
+	for i := range 2 {
+		if !won(run("", `{"paused":true}`)) {
+			t.Fatalf("set %d of a missing key lost", i)
+		}
+	}
+	if res := run("", `{"paused":false}`); won(res) || len(res) != 2 || res[1] != `{"paused":true}` {
+		t.Errorf("set from a stale (missing) value = %v, want {0, current}", res)
+	}
+	for i := range 2 {
+		if !won(run(`{"paused":true}`, `{"paused":false}`)) {
+			t.Fatalf("swap %d lost", i)
+		}
+	}
+	c.Del(ctx, key)
+	if res := run(`{"paused":true}`, `{"paused":false}`); won(res) || len(res) != 1 {
+		t.Errorf("swap of a deleted key = %v, want {0}", res)
+	}
+}
