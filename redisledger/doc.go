@@ -53,11 +53,10 @@
 //
 // A claim of a new period is SET NX of a running record, in a Lua script
 // that also indexes the period. Takeover, heartbeat, finish, release and
-// pause are
-// decided in Go with the ledger's Clock (never Redis TIME, so a fake clock
-// drives lease expiry in tests) and applied by a Lua compare-and-set that
-// writes only if the stored record is still, byte for byte, the one the
-// decision was made on. The bytes include the fencing token, the state and
+// pause are decided in Go with the ledger's Clock (never Redis TIME, so a
+// fake clock drives lease expiry in tests) and applied by a Lua
+// compare-and-set that writes only if the stored value is still, byte for
+// byte, the one the decision was made on. The bytes include the fencing token, the state and
 // the lease: a holder whose period was taken over gets dstsafe.ErrLeaseLost
 // and its late result is never written. As in the memory ledger, a running
 // record past its lease reads as dstsafe.StateAbandoned; it is never
