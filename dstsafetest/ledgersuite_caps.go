@@ -46,7 +46,7 @@ func WithBrokenLedger(name string, newBroken NewLedgerFunc) LedgerSuiteOption {
 
 // WithoutSchedule declares that the backend does not store
 // ClaimRequest.Schedule yet: the "Schedule" subtest skips with reason
-// ("sqlledger: schedule column pending"). A backend that stores it must not
+// ("mybackend: schedule column pending"). A backend that stores it must not
 // give this option.
 func WithoutSchedule(reason string) LedgerSuiteOption {
 	return func(c *capabilities) { c.noSchedule = reason }
