@@ -173,10 +173,17 @@ func (c *Cron) NextOccurrence(after time.Time) (Occurrence, bool) {
 
 // period builds an occurrence's ledger key.
 func (c *Cron) period(w Wall, secondReading bool) string {
-	if c.key == ByDate {
+	return periodKey(c.key, c.fold, w, secondReading)
+}
+
+// periodKey builds the ledger key of an occurrence scheduled for wall w:
+// its date with ByDate, else its reading, with ";fold=1" for the second
+// reading of a repeated wall when both readings fire.
+func periodKey(key PeriodKey, fold FoldPolicy, w Wall, secondReading bool) string {
+	if key == ByDate {
 		return w.DateString()
 	}
-	if secondReading && c.fold == FoldBoth {
+	if secondReading && fold == FoldBoth {
 		return w.String() + ";fold=1"
 	}
 	return w.String()

@@ -7,18 +7,26 @@ import (
 	"time"
 )
 
-// ParseError reports a spec ParseCron rejects. Field names the part at
-// fault: "spec", "zone", "descriptor", "every", "second", "minute", "hour",
-// "day-of-month", "month", "day-of-week" or "option".
+// ParseError reports a spec ParseCron rejects, or a rule ParseRRule
+// rejects. Field names the part at fault: for a cron spec "spec", "zone",
+// "descriptor", "every", "second", "minute", "hour", "day-of-month",
+// "month", "day-of-week" or "option"; for a rule the content line or rule
+// part ("DTSTART", "BYDAY", ...; see ParseRRule).
 type ParseError struct {
 	Spec   string
 	Field  string
 	Reason string
 	Err    error // underlying error, e.g. from time.LoadLocation; may be nil
+
+	what string // what was parsed, for the message; empty: "cron spec"
 }
 
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("dstsafe: parse cron spec %q: %s: %s", e.Spec, e.Field, e.Reason)
+	what := e.what
+	if what == "" {
+		what = "cron spec"
+	}
+	return fmt.Sprintf("dstsafe: parse %s %q: %s: %s", what, e.Spec, e.Field, e.Reason)
 }
 
 // Unwrap returns the underlying error, if any.

@@ -50,26 +50,71 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// nextFields finds the first occurrence at or after instant tmin by walking
-// the zone's periods of constant offset in order. Within a period the
-// readings run in step with real time, so the first matching reading is
+// nextFields finds the first occurrence at or after instant tmin.
+func (c *Cron) nextFields(tmin int64) (found match, ok bool) {
+	src := wallSource{cron: c}
+	return walkZone(&src, c.loc, c.fold, c.gap, tmin)
+}
+
+// wallSource lists a schedule's wall readings (naive seconds) in order for
+// walkZone: a *Cron's (with its memo) or an *RRule's. A concrete type, not
+// an interface or a type parameter, so that the calls are direct and the
+// source stays on the caller's stack.
+type wallSource struct {
+	cron *Cron
+	memo matchMemo
+	rule *RRule
+	// none, when set, is a reading at or after which there is none: a
+	// rule past its COUNT or UNTIL, or a spec that never fires.
+	none    int64
+	noneSet bool
+}
+
+// find returns the first wall reading at or after from.
+func (s *wallSource) find(from int64) (w int64, ok bool) {
+	if s.noneSet && from >= s.none {
+		return 0, false
+	}
+	if s.cron != nil {
+		w, ok = s.memo.find(s.cron, from)
+	} else {
+		w, ok = s.rule.firstWall(from)
+	}
+	if !ok && (!s.noneSet || from < s.none) {
+		s.none, s.noneSet = from, true
+	}
+	return w, ok
+}
+
+// walkZone finds the first occurrence at or after instant tmin of the wall
+// readings src lists, in zone loc, under the fold and gap policies, by
+// walking the zone's periods of constant offset in order. Within a period
+// the readings run in step with real time, so the first matching reading is
 // the period's first candidate; a gap at the period's start adds the
 // readings it skipped (shifted, or at the transition); fold policies drop
 // one of the two readings of a repeated wall time.
-func (c *Cron) nextFields(tmin int64) (found match, ok bool) {
-	z := tableFor(c.loc)
+func walkZone(src *wallSource, loc *time.Location, fold FoldPolicy, gap GapPolicy, tmin int64) (found match, ok bool) {
+	z := tableFor(loc)
 	at, off, hi := z.at, z.off, z.hi
 	var j int
 	if tmin >= hi-2*secondsPerDay {
-		at, off, hi = scanZone(c.loc, tmin-2*secondsPerDay, tmin+400*secondsPerDay)
+		at, off, hi = scanZone(loc, tmin-2*secondsPerDay, tmin+400*secondsPerDay)
 		j = periodIndex(at, tmin)
 	} else {
 		j = z.period(tmin)
 	}
 	ps := at[j]
-	var memo matchMemo
 	for tmin <= maxCronUnix {
 		o := int64(off[j])
+		if src.noneSet {
+			// The lowest reading this period can ask for (a gap's
+			// skipped readings start at ps+off[j-1]): past the last
+			// reading there is, stop.
+			low := min(o, int64(off[max(j-1, 0)]))
+			if min(ps, tmin)+low >= src.none {
+				return match{}, false
+			}
+		}
 		pe := int64(math.MaxInt64)
 		last := j+1 == len(at)
 		if !last {
@@ -82,16 +127,16 @@ func (c *Cron) nextFields(tmin int64) (found match, ok bool) {
 		// Readings skipped by a gap at this period's start: walls in
 		// [ps+b, ps+o) never happen. GapShift fires them at g-b, in
 		// [ps, ps+o-b); GapAtTransition at ps.
-		if j > 0 && at[j] == ps && int64(off[j-1]) < o && c.gap != GapSkip {
+		if j > 0 && at[j] == ps && int64(off[j-1]) < o && gap != GapSkip {
 			b := int64(off[j-1])
 			from := ps + b
-			if c.gap == GapShift {
+			if gap == GapShift {
 				from = max(from, tmin+b)
 			}
-			if from < ps+o && (c.gap == GapShift || ps >= tmin) {
-				if g, ok := memo.find(c, from); ok && g < ps+o {
+			if from < ps+o && (gap == GapShift || ps >= tmin) {
+				if g, ok := src.find(from); ok && g < ps+o {
 					best = match{t: g - b, w: g, kind: Gap}
-					if c.gap == GapAtTransition {
+					if gap == GapAtTransition {
 						best.t = ps
 					}
 				}
@@ -101,17 +146,17 @@ func (c *Cron) nextFields(tmin int64) (found match, ok bool) {
 		// Natural readings of this period.
 		from := max(tmin, ps) + o
 		for from < satAdd(pe, o) {
-			w, ok := memo.find(c, from)
+			w, ok := src.find(from)
 			if !ok || w >= satAdd(pe, o) || w-o > best.t {
 				break
 			}
 			second := j > 0 && at[j] == ps && int64(off[j-1]) > o && w < ps+int64(off[j-1])
 			first := !last && int64(off[j+1]) < o && w >= pe+int64(off[j+1])
-			if second && c.fold == FoldFirst {
+			if second && fold == FoldFirst {
 				from = ps + int64(off[j-1]) // skip the repeated readings
 				continue
 			}
-			if first && c.fold == FoldLast {
+			if first && fold == FoldLast {
 				break // the rest of this period is read again later
 			}
 			kind := Unique
@@ -133,7 +178,7 @@ func (c *Cron) nextFields(tmin int64) (found match, ok bool) {
 			// Scan on from a little before, so that a transition just
 			// before the old table's end still marks its fold or gap.
 			start := hi
-			at, off, hi = scanZone(c.loc, start-2*secondsPerDay, start+400*secondsPerDay)
+			at, off, hi = scanZone(loc, start-2*secondsPerDay, start+400*secondsPerDay)
 			j = periodIndex(at, start)
 			ps = at[j]
 			tmin = max(tmin, start)

@@ -73,6 +73,18 @@
 // enum's unknown name is an error wrapping [ErrUnknownPolicy], a date that
 // is not on the calendar one wrapping [ErrInvalidWall].
 //
+// # Recurrence rules and calendars
+//
+// [ParseRRule] reads RFC 5545 recurrences (DTSTART, RRULE, EXDATE, RDATE,
+// and RFC 7529's SKIP: "FREQ=MONTHLY;SKIP=BACKWARD" is the anniversary
+// rule). An [RRule] counts in wall-clock units and resolves each reading
+// as RFC 5545 says (first reading of a fold, pushed forward out of a gap);
+// it is a Schedule with the fold and gap options and period keys of a
+// cron spec. A [Calendar] is a set of dates (weekends, holiday rules,
+// explicit closures, unions and differences); [CalendarIn] makes its
+// dates whole local days in a zone, and [Excluding] drops or moves a
+// schedule's occurrences on them, keeping each occurrence's period.
+//
 // # Running jobs
 //
 // A [Scheduler] sleeps on its Clock until the next occurrence, claims the

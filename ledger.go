@@ -370,18 +370,29 @@ func (m *MemoryLedger) held(job, period string, token int64, change func(r *Reco
 	sh := m.shard(period)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	r := sh.jobs[job][period]
-	if r == nil {
-		return Record{}, notFound(job, period)
-	}
 	now := m.now()
+	r, cur, err := sh.lookup(job, period, now)
+	if err != nil {
+		return Record{}, err
+	}
 	if r.Token != token || r.State != StateRunning {
-		cur := *r
-		cur.State = cur.StateAt(now)
 		return Record{}, leaseLost(cur, token)
 	}
 	change(r, now)
 	return *r, nil
+}
+
+// lookup returns the stored record of a period and a copy of it with its
+// State as of now (Record.StateAt), or the ErrNotFound error. The caller
+// holds sh.mu.
+func (sh *memShard) lookup(job, period string, now time.Time) (*Record, Record, error) {
+	r := sh.jobs[job][period]
+	if r == nil {
+		return nil, Record{}, notFound(job, period)
+	}
+	cur := *r
+	cur.State = cur.StateAt(now)
+	return r, cur, nil
 }
 
 // Heartbeat implements Ledger. A zero lease means DefaultLease.
@@ -417,13 +428,8 @@ func (m *MemoryLedger) Get(ctx context.Context, job, period string) (Record, err
 	sh := m.shard(period)
 	sh.mu.RLock()
 	defer sh.mu.RUnlock()
-	r := sh.jobs[job][period]
-	if r == nil {
-		return Record{}, notFound(job, period)
-	}
-	cur := *r
-	cur.State = cur.StateAt(m.now())
-	return cur, nil
+	_, cur, err := sh.lookup(job, period, m.now())
+	return cur, err
 }
 
 // List implements Ledger. It returns an empty slice, not an error, for a

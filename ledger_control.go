@@ -107,12 +107,10 @@ func (m *MemoryLedger) Release(ctx context.Context, job, period, by, reason stri
 	sh := m.shard(period)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	r := sh.jobs[job][period]
-	if r == nil {
-		return Record{}, notFound(job, period)
+	r, cur, err := sh.lookup(job, period, m.now())
+	if err != nil {
+		return Record{}, err
 	}
-	cur := *r
-	cur.State = cur.StateAt(m.now())
 	if cur.State != StateFailed && cur.State != StateAbandoned {
 		return Record{}, &ClaimedError{Existing: cur}
 	}

@@ -145,7 +145,7 @@ func dayOfWall(w dstsafe.Wall) int64 {
 
 // checkDailyOnce: a default daily fixed-time job fires exactly once per
 // existing civil date, by the date of the wall it was scheduled for.
-func checkDailyOnce(f *failBudget, c *dstsafe.Cron, got []dstsafe.Occurrence, exist, missing []int64) {
+func checkDailyOnce(f *failBudget, c fmt.Stringer, got []dstsafe.Occurrence, exist, missing []int64) {
 	f.tb.Helper()
 	count := map[int64]int{}
 	for _, g := range got {

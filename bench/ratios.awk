@@ -76,5 +76,16 @@ END {
 			c(id, "Lookup"), rl, rlw, a(id, "Lookup"), c(id, "Resolve"), rr, rrw, a(id, "Resolve"),
 			ok ? "met" : "MISSED"
 	}
+	printf "\n== RRule: dstsafe (*RRule).Next, and Excluding, vs rrule-go After (best, CPU ns/op)\n"
+	printf "   target: dstsafe < 1000 ns, 0 allocs/op\n"
+	printf "%-44s %8s %9s %9s %6s  %s\n", "rule/start", "dstsafe", "rrule-go", "ratio", "allocs", "target"
+	for (k = 1; k <= nkeys; k++) {
+		id = order[k]; split(id, g, SUBSEP)
+		if (g[1] != "RRuleNext" || !has(id, "dstsafe")) continue
+		peer = has(id, "rrule-go") ? sprintf("%9.0f %9.3f", c(id, "rrule-go"), c(id, "dstsafe") / c(id, "rrule-go")) : sprintf("%9s %9s", "-", "-")
+		ok = (c(id, "dstsafe") < 1000 && a(id, "dstsafe") == 0)
+		if (ok) met++; else missed++
+		printf "%-44s %8.0f %s %6d  %s\n", g[2], c(id, "dstsafe"), peer, a(id, "dstsafe"), ok ? "met" : "MISSED"
+	}
 	printf "\ntargets: %d met, %d missed, %d without results\n", met, missed, pending
 }

@@ -15,15 +15,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		os.Exit(childMain())
 	}
-	dir, err := os.MkdirTemp("", "dstsaferiver-zoneinfo-")
-	if err != nil {
-		panic(err)
-	}
-	if err := os.CopyFS(dir, dstsafetest.ZoneinfoFS()); err != nil {
-		panic(err)
-	}
-	os.Setenv("ZONEINFO", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(dstsafetest.RunWithZoneinfo(m))
 }

@@ -2,7 +2,9 @@ package dstsafetest
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +28,31 @@ func ZoneinfoFS() fs.FS {
 		panic(err) // the directory is embedded above
 	}
 	return sub
+}
+
+// RunWithZoneinfo runs m with the ZONEINFO environment variable naming a
+// temporary copy of ZoneinfoFS, so that time.LoadLocation — and with it
+// every CRON_TZ= spec — reads the pinned files on any host, and returns
+// m.Run's exit code after removing the copy. Call it from TestMain, before
+// anything loads a zone: the time package reads ZONEINFO once.
+//
+//	func TestMain(m *testing.M) { os.Exit(dstsafetest.RunWithZoneinfo(m)) }
+//
+// It returns 2, after printing why, when the copy cannot be made.
+func RunWithZoneinfo(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "dstsafe-zoneinfo-")
+	if err == nil {
+		defer os.RemoveAll(dir)
+		err = os.CopyFS(dir, ZoneinfoFS())
+	}
+	if err == nil {
+		err = os.Setenv("ZONEINFO", dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dstsafetest: pinning ZONEINFO:", err)
+		return 2
+	}
+	return m.Run()
 }
 
 var (

@@ -27,17 +27,7 @@ func TestMain(m *testing.M) {
 		// test can run it in a fresh process (ZONEINFO is read once).
 		main()
 	}
-	dir, err := os.MkdirTemp("", "dstsafe-zoneinfo-")
-	if err != nil {
-		panic(err)
-	}
-	if err := os.CopyFS(dir, dstsafetest.ZoneinfoFS()); err != nil {
-		panic(err)
-	}
-	os.Setenv("ZONEINFO", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(dstsafetest.RunWithZoneinfo(m))
 }
 
 // fixedNow is the "now" of every test; goldens pass --from anyway.

@@ -115,6 +115,9 @@ func (r Replay) check() error {
 	if !r.DSTSafe.Reconcile.OK() {
 		return fmt.Errorf("the dstsafe run does not reconcile: %+v", r.DSTSafe.Reconcile)
 	}
+	if a := r.Anniversary; a.Duplicates > 0 || a.Missed > 0 {
+		return fmt.Errorf("the anniversary renewals: %d duplicates, %d missed", a.Duplicates, a.Missed)
+	}
 	return nil
 }
 

@@ -74,6 +74,8 @@ func writeText(w io.Writer, r Replay) {
 	}
 	p("  %s: %d charged, %d duplicates, %d off local midnight", r.Date, l.Charged, l.Duplicates, l.OffMidnight)
 	p("")
+	anniversaryText(p, r.Anniversary)
+	p("")
 	p("%s", r.summary())
 }
 

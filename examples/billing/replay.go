@@ -60,15 +60,16 @@ type RunOutcome struct {
 
 // Replay is the whole demo's result.
 type Replay struct {
-	Zone          string       `json:"zone"`
-	Date          string       `json:"date"`
-	Subscriptions int          `json:"subscriptions"`
-	Declining     int          `json:"declining"`
-	Database      string       `json:"database"`
-	Transitions   []transition `json:"transitions"`
-	Naive         Outcome      `json:"naive"`
-	DSTSafe       Outcome      `json:"dstsafe"`
-	Local         LocalOutcome `json:"local_midnight"`
+	Zone          string             `json:"zone"`
+	Date          string             `json:"date"`
+	Subscriptions int                `json:"subscriptions"`
+	Declining     int                `json:"declining"`
+	Database      string             `json:"database"`
+	Transitions   []transition       `json:"transitions"`
+	Naive         Outcome            `json:"naive"`
+	DSTSafe       Outcome            `json:"dstsafe"`
+	Local         LocalOutcome       `json:"local_midnight"`
+	Anniversary   AnniversaryOutcome `json:"anniversary"`
 }
 
 // transition is a change of the zone's offset during the replayed night.
@@ -107,10 +108,11 @@ func replay(ctx context.Context, cfg config) (Replay, error) {
 	// The three worlds share nothing (databases, processors, clocks), so
 	// they replay side by side.
 	var wg sync.WaitGroup
-	errs := make([]error, 3)
+	errs := make([]error, 4)
 	wg.Go(func() { r.Naive, errs[0] = replayNaive(ctx, cfg, dbs.naive, seed, start, end) })
 	wg.Go(func() { r.DSTSafe, errs[1] = replayDSTSafe(ctx, cfg, dbs.dstsafe, seed, start, end) })
 	wg.Go(func() { r.Local, errs[2] = replayLocal(ctx, cfg, dbs.local) })
+	wg.Go(func() { r.Anniversary, errs[3] = replayAnniversary(ctx, dbs.anniversary) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return r, err
@@ -241,12 +243,12 @@ func outcome(ctx context.Context, db *billing.DB, cfg config, runs []RunOutcome,
 
 // databases are the three worlds of the demo.
 type databases struct {
-	naive, dstsafe, local *billing.DB
-	cleanup               []func()
+	naive, dstsafe, local, anniversary *billing.DB
+	cleanup                            []func()
 }
 
 func (d *databases) close() {
-	for _, db := range []*billing.DB{d.naive, d.dstsafe, d.local} {
+	for _, db := range []*billing.DB{d.naive, d.dstsafe, d.local, d.anniversary} {
 		if db != nil {
 			db.Close()
 		}
@@ -260,8 +262,8 @@ func (d *databases) close() {
 func openDatabases(ctx context.Context, cfg config) (*databases, string, error) {
 	d := &databases{}
 	if cfg.PostgresDSN != "" {
-		names := []string{cfg.Schema + "_naive", cfg.Schema + "_dstsafe", cfg.Schema + "_local"}
-		for i, dst := range []**billing.DB{&d.naive, &d.dstsafe, &d.local} {
+		names := []string{cfg.Schema + "_naive", cfg.Schema + "_dstsafe", cfg.Schema + "_local", cfg.Schema + "_anniversary"}
+		for i, dst := range []**billing.DB{&d.naive, &d.dstsafe, &d.local, &d.anniversary} {
 			if err := billing.DropSchema(ctx, cfg.PostgresDSN, names[i]); err != nil {
 				d.close()
 				return nil, "", err
@@ -293,7 +295,7 @@ func openDatabases(ctx context.Context, cfg config) (*databases, string, error) 
 	for _, w := range []struct {
 		dst  **billing.DB
 		path string
-	}{{&d.dstsafe, path}, {&d.naive, base + ".naive" + ext}, {&d.local, base + ".local" + ext}} {
+	}{{&d.dstsafe, path}, {&d.naive, base + ".naive" + ext}, {&d.local, base + ".local" + ext}, {&d.anniversary, base + ".anniversary" + ext}} {
 		db, err := billing.OpenSQLite(w.path)
 		if err != nil {
 			d.close()

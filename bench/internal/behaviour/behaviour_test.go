@@ -2,7 +2,6 @@ package behaviour
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -20,18 +19,7 @@ const peerTimeout = 2 * time.Second
 // CRON_TZ= prefix, at the pinned tzdata 2025b files of dstsafetest, so
 // that what the tables say does not change with the host's tz database.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "behaviour-zoneinfo-")
-	if err == nil {
-		err = os.CopyFS(dir, dstsafetest.ZoneinfoFS())
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "behaviour: copying the pinned zoneinfo:", err)
-		os.Exit(2)
-	}
-	os.Setenv("ZONEINFO", dir) // read once, at the first LoadLocation
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(dstsafetest.RunWithZoneinfo(m))
 }
 
 var (

@@ -1,0 +1,294 @@
+package dstsafe
+
+import (
+	"strconv"
+	"time"
+)
+
+// HolidayPolicy says what Excluding does with an occurrence scheduled on a
+// date its calendar contains.
+type HolidayPolicy uint8
+
+const (
+	// SkipHoliday drops the occurrence.
+	SkipHoliday HolidayPolicy = iota
+	// NextBusinessDay moves it to the first later date the calendar does
+	// not contain (a Saturday run to Monday).
+	NextBusinessDay
+	// PreviousBusinessDay moves it to the last earlier date the calendar
+	// does not contain (a Saturday run to Friday).
+	PreviousBusinessDay
+)
+
+// String returns "skip", "next-business-day" or "previous-business-day".
+func (p HolidayPolicy) String() string {
+	switch p {
+	case SkipHoliday:
+		return "skip"
+	case NextBusinessDay:
+		return "next-business-day"
+	case PreviousBusinessDay:
+		return "previous-business-day"
+	}
+	return "HolidayPolicy(" + strconv.Itoa(int(p)) + ")"
+}
+
+// maxHolidayRun bounds how far Excluding looks for a business day and for
+// the schedule's next occurrence on one: ten years of days. A calendar
+// that contains every date for that long is treated as closed for good.
+const maxHolidayRun = 3653
+
+// Excluded is a schedule with the dates of a calendar taken out: see
+// Excluding. It is immutable and safe for concurrent use if its schedule
+// and calendar are.
+type Excluded struct {
+	s      OccurrenceSchedule
+	cal    Calendar
+	policy HolidayPolicy
+}
+
+// Excluding returns s without the occurrences scheduled on dates cal
+// contains, which policy drops or moves to a business day. The date of an
+// occurrence is the date of the wall reading it was scheduled for, in the
+// schedule's zone (the date ByDate keys it by), also when a gap pushed it
+// past midnight.
+//
+// A moved occurrence keeps its Wall, Kind and Period: a run moved from
+// Saturday to Monday is still Saturday's period, so a ledger claims it
+// once, and Monday's own run is another period. It fires at the wall time
+// of day it was scheduled for, on the business day (resolved as RFC 5545
+// says: first reading of a fold, pushed forward out of a gap), or, when
+// the schedule itself fires at that instant or an occurrence moved there
+// earlier took it, one second later, and again: it never meets that day's
+// own run. Runs moved to one day keep their order.
+//
+// Excluding looks up to ten years ahead for a business day and for an
+// occurrence on one; past that it answers "never". It panics if s or cal
+// is nil or policy is unknown.
+func Excluding(s OccurrenceSchedule, cal Calendar, policy HolidayPolicy) *Excluded {
+	if s == nil || cal == nil || policy > PreviousBusinessDay {
+		panic("dstsafe: Excluding: nil schedule or calendar, or unknown policy")
+	}
+	return &Excluded{s: s, cal: cal, policy: policy}
+}
+
+// Next returns the first instant strictly after after at which the
+// schedule fires, or the zero time.Time if it never fires again.
+func (e *Excluded) Next(after time.Time) time.Time {
+	at, _, ok := e.next(after)
+	if !ok {
+		return time.Time{}
+	}
+	return at
+}
+
+// NextOccurrence returns the first occurrence strictly after after: the
+// schedule's own occurrence, with At moved to a business day when its date
+// is in the calendar. Wall, Kind and Period are the scheduled ones.
+func (e *Excluded) NextOccurrence(after time.Time) (Occurrence, bool) {
+	at, orig, ok := e.next(after)
+	if !ok {
+		return Occurrence{}, false
+	}
+	o, ok := e.s.NextOccurrence(orig.Add(-time.Nanosecond))
+	if !ok || !o.At.Equal(orig) {
+		return Occurrence{}, false // the schedule changed its mind: not ours
+	}
+	o.At = at
+	return o, true
+}
+
+// original is one occurrence of the underlying schedule.
+type original struct {
+	at   time.Time
+	date Date  // of the scheduled wall reading
+	tod  int64 // its time of day, seconds
+}
+
+// first returns the schedule's first occurrence strictly after t, without
+// building its Period when the schedule is a *Cron or an *RRule.
+func (e *Excluded) first(t time.Time) (original, bool) {
+	var m match
+	var loc *time.Location
+	var ok bool
+	switch s := e.s.(type) {
+	case *RRule:
+		m, ok = s.next(t)
+		loc = s.loc
+	case *Cron:
+		m, ok = s.next(t)
+		loc = s.loc
+	default:
+		o, found := e.s.NextOccurrence(t)
+		if !found {
+			return original{}, false
+		}
+		w := o.Wall
+		return original{o.At, Date{w.Year, w.Month, w.Day}, int64(w.Hour*3600 + w.Minute*60 + w.Second)}, true
+	}
+	if !ok {
+		return original{}, false
+	}
+	days := floorDiv(m.w, secondsPerDay)
+	y, mo, d := civilFromDays(days)
+	return original{time.Unix(m.t, 0).In(loc), Date{y, mo, d}, m.w - days*secondsPerDay}, true
+}
+
+// business returns the business day the policy moves date d to (d itself
+// when the calendar does not contain it), or false if there is none within
+// maxHolidayRun days.
+func (e *Excluded) business(d Date) (Date, bool) {
+	if !e.cal.Contains(d) {
+		return d, true
+	}
+	step := 1
+	if e.policy == PreviousBusinessDay {
+		step = -1
+	}
+	for range maxHolidayRun {
+		if d = d.AddDays(step); !e.cal.Contains(d) {
+			return d, true
+		}
+	}
+	return Date{}, false
+}
+
+// taken records the instants given to moved occurrences of one day.
+type taken struct {
+	day  Date
+	n    int
+	at   [8]int64
+	more []int64
+}
+
+func (tk *taken) has(u int64) bool {
+	for i := range min(tk.n, len(tk.at)) {
+		if tk.at[i] == u {
+			return true
+		}
+	}
+	for _, v := range tk.more {
+		if v == u {
+			return true
+		}
+	}
+	return false
+}
+
+func (tk *taken) add(day Date, u int64) {
+	if day != tk.day {
+		*tk = taken{day: day}
+	}
+	if tk.n < len(tk.at) {
+		tk.at[tk.n] = u
+	} else {
+		tk.more = append(tk.more, u)
+	}
+	tk.n++
+}
+
+// next returns the first instant strictly after after at which e fires,
+// and the instant of the schedule's occurrence it comes from.
+func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
+	loc := e.location(after)
+	if loc == nil {
+		return time.Time{}, time.Time{}, false
+	}
+	dA := DateOf(after, loc)
+	// Where to start reading the schedule. A moved run fires on its
+	// business day, or up to a day later where a gap swallows the wall
+	// reading it moves to (Pacific/Fakaofo skipped 2011-12-30): runs moved
+	// to two days before after's date may still fire after it. Moved runs
+	// share out instants in order, so a holiday run is read from its first
+	// date.
+	scan := after
+	back := dA.AddDays(-2)
+	switch e.policy {
+	case NextBusinessDay:
+		// Holidays before back move to it or later: start after the
+		// last business day before it.
+		d := back.AddDays(-1)
+		for i := 0; e.cal.Contains(d); i++ {
+			if i > maxHolidayRun {
+				return time.Time{}, time.Time{}, false
+			}
+			d = d.AddDays(-1)
+		}
+		scan = dayStart(d.AddDays(1), loc).Add(-time.Nanosecond)
+	case PreviousBusinessDay:
+		d := back
+		for i := 0; e.cal.Contains(d) && e.cal.Contains(d.AddDays(-1)); i++ {
+			if i > maxHolidayRun {
+				return time.Time{}, time.Time{}, false
+			}
+			d = d.AddDays(-1)
+		}
+		scan = dayStart(d, loc).Add(-time.Nanosecond)
+	}
+	limit := dA.AddDays(maxHolidayRun)
+	var tk taken
+	var best, bestOrig time.Time
+	found := false
+	for t := scan; ; {
+		o, ok := e.first(t)
+		if !ok || o.date.After(limit) {
+			break
+		}
+		t = o.at
+		target, ok := e.business(o.date)
+		switch {
+		case !ok:
+			return best, bestOrig, found // closed for ten years: never again
+		case found && dayStart(target, loc).After(best):
+			return best, bestOrig, true // later occurrences land later
+		case e.policy == NextBusinessDay && found && o.at.After(best):
+			return best, bestOrig, true
+		case target == o.date:
+			if o.at.After(after) && (!found || o.at.Before(best)) {
+				best, bestOrig, found = o.at, o.at, true
+			}
+			continue
+		case e.policy == SkipHoliday:
+			continue
+		}
+		// Moved: the scheduled time of day on target, then the first
+		// second the schedule and the moves before it leave free.
+		w := Wall{Year: target.Year, Month: target.Month, Day: target.Day,
+			Hour: int(o.tod / 3600), Minute: int(o.tod / 60 % 60), Second: int(o.tod % 60)}
+		base, _ := Resolve(w, loc, Compatible)
+		u := base.Unix()
+		for k := 0; k < 86400; k++ {
+			if tk.day == target && tk.has(u) || e.fires(u) {
+				u++
+				continue
+			}
+			break
+		}
+		tk.add(target, u)
+		if m := time.Unix(u, 0).In(loc); m.After(after) && (!found || m.Before(best)) {
+			best, bestOrig, found = m, o.at, true
+		}
+	}
+	return best, bestOrig, found
+}
+
+// fires reports whether the schedule has an occurrence at unix second u.
+func (e *Excluded) fires(u int64) bool {
+	o, ok := e.first(time.Unix(u-1, 999_999_999))
+	return ok && o.at.Unix() == u && o.at.Nanosecond() == 0
+}
+
+// location returns the schedule's zone: that of its occurrences.
+func (e *Excluded) location(after time.Time) *time.Location {
+	switch s := e.s.(type) {
+	case *RRule:
+		return s.loc
+	case *Cron:
+		return s.loc
+	}
+	o, ok := e.s.NextOccurrence(after)
+	if !ok {
+		return nil
+	}
+	return o.At.Location()
+}
