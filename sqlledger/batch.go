@@ -215,7 +215,7 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 	var (
 		jobs, periods, owners, schedules []string
 		leases                           []time.Time
-		first                 = map[claimKey]*queuedClaim{}
+		first                            = map[claimKey]*queuedClaim{}
 	)
 	now := l.now()
 	for _, c := range group {
