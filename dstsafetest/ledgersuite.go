@@ -148,6 +148,25 @@ func requireClaimed(t *testing.T, err error, want dstsafe.State) *dstsafe.Claime
 	return ce
 }
 
+// How a first attempt (claimed with a lease of a minute) ends, for the
+// table tests.
+func endFailed(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
+	finish(t, l, r, dstsafe.StateFailed, "card processor down")
+}
+
+func endSucceeded(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
+	finish(t, l, r, dstsafe.StateSucceeded, "")
+}
+
+func endSkipped(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
+	finish(t, l, r, dstsafe.StateSkipped, "catch-up: too late")
+}
+
+// endAbandoned: the holder died; its lease is over.
+func endAbandoned(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
+	clock.Advance(2 * time.Minute)
+}
+
 func sameInstant(t *testing.T, want, got time.Time, what string) {
 	t.Helper()
 	must.True(t, want.Equal(got), "%s = %v, want %v", what, got, want)
@@ -208,16 +227,10 @@ func (s suite) testSecondClaimRefused(t *testing.T) {
 			finish(t, l, r, dstsafe.StateSucceeded, "")
 			clock.Advance(365 * 24 * time.Hour) // a year later: still refused
 		}, dstsafe.StateSucceeded},
-		{"failed", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			finish(t, l, r, dstsafe.StateFailed, "card processor timeout")
-		}, dstsafe.StateFailed},
-		{"skipped", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			finish(t, l, r, dstsafe.StateSkipped, "catch-up: too late")
-		}, dstsafe.StateSkipped},
+		{"failed", endFailed, dstsafe.StateFailed},
+		{"skipped", endSkipped, dstsafe.StateSkipped},
 		// The holder died: the lease ran out, nobody heartbeats.
-		{"abandoned", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			clock.Advance(2 * time.Minute)
-		}, dstsafe.StateAbandoned},
+		{"abandoned", endAbandoned, dstsafe.StateAbandoned},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -174,12 +174,8 @@ func (s suite) testRelease(t *testing.T) {
 		end   func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record)
 		state dstsafe.State
 	}{
-		{"failed", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			finish(t, l, r, dstsafe.StateFailed, "card processor down")
-		}, dstsafe.StateFailed},
-		{"abandoned", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			clock.Advance(2 * time.Minute) // the holder died: its 1-minute lease is over
-		}, dstsafe.StateAbandoned},
+		{"failed", endFailed, dstsafe.StateFailed},
+		{"abandoned", endAbandoned, dstsafe.StateAbandoned},
 	}
 	for _, e := range ends {
 		policies := []struct {
@@ -276,30 +272,26 @@ func (s suite) testRelease(t *testing.T) {
 func (s suite) testReleaseRefused(t *testing.T) {
 	cases := []struct {
 		name string
-		end  func(t *testing.T, l dstsafe.ControlLedger, clock *clockwork.FakeClock, r dstsafe.Record)
+		end  func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record)
 		want dstsafe.State
 	}{
-		{"running", func(t *testing.T, l dstsafe.ControlLedger, clock *clockwork.FakeClock, r dstsafe.Record) {
+		{"running", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
 			clock.Advance(30 * time.Second) // half its lease
 		}, dstsafe.StateRunning},
-		{"succeeded", func(t *testing.T, l dstsafe.ControlLedger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			finish(t, l, r, dstsafe.StateSucceeded, "")
-		}, dstsafe.StateSucceeded},
-		{"skipped", func(t *testing.T, l dstsafe.ControlLedger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			finish(t, l, r, dstsafe.StateSkipped, "catch-up: too late")
-		}, dstsafe.StateSkipped},
+		{"succeeded", endSucceeded, dstsafe.StateSucceeded},
+		{"skipped", endSkipped, dstsafe.StateSkipped},
 		// Abandoned, then the slow holder heartbeats: running again.
-		{"revived", func(t *testing.T, l dstsafe.ControlLedger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			clock.Advance(2 * time.Minute)
+		{"revived", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
+			endAbandoned(t, l, clock, r)
 			_, err := l.Heartbeat(context.Background(), r.Job, r.Period, r.Token, time.Minute)
 			must.NoError(t, err, "late heartbeat")
 		}, dstsafe.StateRunning},
 		// Released while abandoned, but the holder was only slow and
 		// finished it (the token fences, not the clock): done, for good.
-		{"released, then finished by its holder", func(t *testing.T, l dstsafe.ControlLedger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			clock.Advance(2 * time.Minute)
-			release(t, l, r.Job, r.Period, "ops", "holder looks dead")
-			finish(t, l, r, dstsafe.StateSucceeded, "")
+		{"released, then finished by its holder", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
+			endAbandoned(t, l, clock, r)
+			release(t, l.(dstsafe.ControlLedger), r.Job, r.Period, "ops", "holder looks dead")
+			endSucceeded(t, l, clock, r)
 		}, dstsafe.StateSucceeded},
 	}
 	for _, tc := range cases {
