@@ -59,10 +59,7 @@ func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOp
 			o(&s.caps)
 		}
 	}
-	tests := []struct {
-		name string
-		fn   func(t *testing.T)
-	}{
+	tests := []subtest{
 		{"ClaimFresh", s.testClaimFresh},
 		{"DefaultLease", s.testDefaultLease},
 		{"SecondClaimRefused", s.testSecondClaimRefused},
@@ -87,6 +84,12 @@ func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOp
 	for _, tt := range append(tests, s.capabilityTests()...) {
 		t.Run(tt.name, tt.fn)
 	}
+}
+
+// subtest is one subtest of the suite.
+type subtest struct {
+	name string
+	fn   func(t *testing.T)
 }
 
 type suite struct {

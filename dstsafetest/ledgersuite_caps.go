@@ -70,14 +70,8 @@ func WithSecondLedger(open SecondLedgerFunc) LedgerSuiteOption {
 }
 
 // capabilityTests are the subtests governed by LedgerSuiteOptions.
-func (s suite) capabilityTests() []struct {
-	name string
-	fn   func(t *testing.T)
-} {
-	return []struct {
-		name string
-		fn   func(t *testing.T)
-	}{
+func (s suite) capabilityTests() []subtest {
+	return []subtest{
 		{"Schedule", s.testSchedule},
 		{"Permanent", s.testPermanent},
 		{"ControlShared", s.testControlShared},

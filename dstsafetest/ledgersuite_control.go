@@ -22,14 +22,8 @@ import (
 
 // controlTests are the subtests of dstsafe.ControlLedger. Each skips,
 // naming the capability, for a Ledger that is not one.
-func (s suite) controlTests() []struct {
-	name string
-	fn   func(t *testing.T)
-} {
-	return []struct {
-		name string
-		fn   func(t *testing.T)
-	}{
+func (s suite) controlTests() []subtest {
+	return []subtest{
 		{"Pause", s.testPause},
 		{"Release", s.testRelease},
 		{"ReleaseRefused", s.testReleaseRefused},
