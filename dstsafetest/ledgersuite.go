@@ -53,7 +53,7 @@ var SuiteStart = time.Date(2024, 11, 3, 6, 30, 0, 123456789, time.UTC)
 // subtests they govern skip, naming the missing capability, without them.
 func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOption) {
 	t.Helper()
-	s := suite{newLedger: newLedger}
+	s := suite{newLedger: newLedger, control: new(atomic.Int32)}
 	for _, o := range opts {
 		if o != nil {
 			o(&s.caps)
@@ -95,6 +95,9 @@ type subtest struct {
 type suite struct {
 	newLedger NewLedgerFunc
 	caps      capabilities // see ledgersuite_caps.go
+	// control is whether the ledgers are dstsafe.ControlLedgers, once a
+	// control subtest saw one: isControl or notControl (0 before).
+	control *atomic.Int32
 }
 
 func (s suite) setup(t *testing.T) (dstsafe.Ledger, *clockwork.FakeClock) {

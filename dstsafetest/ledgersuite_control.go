@@ -23,14 +23,32 @@ import (
 // controlTests are the subtests of dstsafe.ControlLedger. Each skips,
 // naming the capability, for a Ledger that is not one.
 func (s suite) controlTests() []subtest {
-	return []subtest{
+	tests := []subtest{
 		{"Pause", s.testPause},
 		{"Release", s.testRelease},
 		{"ReleaseRefused", s.testReleaseRefused},
 		{"ReleaseRace", s.testReleaseRace},
 		{"ControlKeys", s.testControlKeys},
 	}
+	for i, tt := range tests {
+		tests[i].fn = func(t *testing.T) {
+			// Once a ledger was seen not to be one, skip here rather than
+			// in each of the table's subtests.
+			if s.control.Load() == notControl {
+				t.Skip(notControlSkip)
+			}
+			tt.fn(t)
+		}
+	}
+	return tests
 }
+
+const (
+	isControl  = 1
+	notControl = 2
+	// notControlSkip is the capability skip of the control subtests.
+	notControlSkip = "capability: the Ledger is not a dstsafe.ControlLedger"
+)
 
 // controlSetup is setup for a subtest of dstsafe.ControlLedger: it skips
 // when the Ledger is not one.
@@ -39,8 +57,10 @@ func (s suite) controlSetup(t *testing.T) (dstsafe.ControlLedger, *clockwork.Fak
 	l, clock := s.setup(t)
 	cl, ok := l.(dstsafe.ControlLedger)
 	if !ok {
-		t.Skipf("capability: %T is not a dstsafe.ControlLedger", l)
+		s.control.Store(notControl)
+		t.Skipf("%s (%T)", notControlSkip, l)
 	}
+	s.control.Store(isControl)
 	return cl, clock
 }
 
