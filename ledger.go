@@ -124,9 +124,10 @@ type Record struct {
 	// it and why, and stay after the takeover, until the next release.
 	Released                  bool
 	ReleasedBy, ReleaseReason string
-	// Schedule is the fingerprint of the schedule that computed the period,
-	// as given to the claim that made this attempt (ClaimRequest.Schedule).
-	// Empty when the claimer gave none.
+	// Schedule is the schedule fingerprint given to the claim that made
+	// this attempt (ClaimRequest.Schedule): with the Scheduler, that of
+	// the job's schedule in force when it claimed. Empty when the claimer
+	// gave none.
 	Schedule string
 }
 
@@ -140,12 +141,17 @@ type ClaimRequest struct {
 	// Retry says whether a failed or abandoned period may be taken over.
 	// The zero value never takes over: a money-moving job must opt in.
 	Retry RetryPolicy
-	// Schedule, optional, fingerprints the schedule that computed Period
-	// (spec, zone, policies and the zone data used). The ledger stores it
-	// opaquely with the attempt and returns it in Record.Schedule, so that
-	// a scheduler restarted under an edited schedule can tell which
-	// periods were computed under which schedule. At most MaxKeyLen bytes
-	// of UTF-8 without NUL.
+	// Schedule, optional, fingerprints a schedule (spec, zone, policies
+	// and the zone data used). The ledger stores it opaquely with the
+	// attempt and returns it in Record.Schedule. The Scheduler gives the
+	// fingerprint of the job's schedule in force when it claims, which is
+	// not always the one that computed Period: a period the old schedule
+	// missed, caught up after an edit, or one planned before an Update and
+	// claimed after it, records the new one. So a record says which
+	// schedule was in force by the time it was claimed, and a scheduler
+	// restarted under an edited schedule can tell whether, and since
+	// when, the edit took effect (see CatchUpPolicy). At most MaxKeyLen
+	// bytes of UTF-8 without NUL.
 	Schedule string
 }
 

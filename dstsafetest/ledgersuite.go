@@ -40,22 +40,26 @@ var SuiteStart = time.Date(2024, 11, 3, 6, 30, 0, 123456789, time.UTC)
 // goroutines started together on up to 20,000 periods: a claim that
 // reads, then writes, is caught).
 //
+// A Ledger that is also a dstsafe.ControlLedger is checked as one too
+// (ledgersuite_control.go): pause and resume, idempotent and timed by
+// the ledger's clock; a release of a failed or abandoned period allowing
+// exactly one takeover whatever the claimer's RetryPolicy, fencing the
+// old holder, raced by claims; refusals; keys. For a Ledger that is not
+// one, those subtests skip, saying so.
+//
 // Each subtest calls newLedger for a fresh ledger with its own fake clock
 // set to SuiteStart. Options say what else the backend can do (a broken
 // ledger to check its permanent errors with) or cannot do yet; the
 // subtests they govern skip, naming the missing capability, without them.
 func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOption) {
 	t.Helper()
-	s := suite{newLedger: newLedger}
+	s := suite{newLedger: newLedger, control: new(atomic.Int32)}
 	for _, o := range opts {
 		if o != nil {
 			o(&s.caps)
 		}
 	}
-	tests := []struct {
-		name string
-		fn   func(t *testing.T)
-	}{
+	tests := []subtest{
 		{"ClaimFresh", s.testClaimFresh},
 		{"DefaultLease", s.testDefaultLease},
 		{"SecondClaimRefused", s.testSecondClaimRefused},
@@ -76,14 +80,24 @@ func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOp
 		{"ConcurrentClaims", s.testConcurrentClaims},
 		{"ContendedClaim", s.testContendedClaim},
 	}
+	tests = append(tests, s.controlTests()...)
 	for _, tt := range append(tests, s.capabilityTests()...) {
 		t.Run(tt.name, tt.fn)
 	}
 }
 
+// subtest is one subtest of the suite.
+type subtest struct {
+	name string
+	fn   func(t *testing.T)
+}
+
 type suite struct {
 	newLedger NewLedgerFunc
 	caps      capabilities // see ledgersuite_caps.go
+	// control is whether the ledgers are dstsafe.ControlLedgers, once a
+	// control subtest saw one: isControl or notControl (0 before).
+	control *atomic.Int32
 }
 
 func (s suite) setup(t *testing.T) (dstsafe.Ledger, *clockwork.FakeClock) {
@@ -138,6 +152,25 @@ func requireClaimed(t *testing.T, err error, want dstsafe.State) *dstsafe.Claime
 	must.Equal(t, want, ce.Existing.State, "existing record's state")
 	requireUTC(t, ce.Existing)
 	return ce
+}
+
+// How a first attempt (claimed with a lease of a minute) ends, for the
+// table tests.
+func endFailed(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
+	finish(t, l, r, dstsafe.StateFailed, "card processor down")
+}
+
+func endSucceeded(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
+	finish(t, l, r, dstsafe.StateSucceeded, "")
+}
+
+func endSkipped(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
+	finish(t, l, r, dstsafe.StateSkipped, "catch-up: too late")
+}
+
+// endAbandoned: the holder died; its lease is over.
+func endAbandoned(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
+	clock.Advance(2 * time.Minute)
 }
 
 func sameInstant(t *testing.T, want, got time.Time, what string) {
@@ -200,16 +233,10 @@ func (s suite) testSecondClaimRefused(t *testing.T) {
 			finish(t, l, r, dstsafe.StateSucceeded, "")
 			clock.Advance(365 * 24 * time.Hour) // a year later: still refused
 		}, dstsafe.StateSucceeded},
-		{"failed", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			finish(t, l, r, dstsafe.StateFailed, "card processor timeout")
-		}, dstsafe.StateFailed},
-		{"skipped", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			finish(t, l, r, dstsafe.StateSkipped, "catch-up: too late")
-		}, dstsafe.StateSkipped},
+		{"failed", endFailed, dstsafe.StateFailed},
+		{"skipped", endSkipped, dstsafe.StateSkipped},
 		// The holder died: the lease ran out, nobody heartbeats.
-		{"abandoned", func(t *testing.T, l dstsafe.Ledger, clock *clockwork.FakeClock, r dstsafe.Record) {
-			clock.Advance(2 * time.Minute)
-		}, dstsafe.StateAbandoned},
+		{"abandoned", endAbandoned, dstsafe.StateAbandoned},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -607,31 +634,45 @@ func (s suite) testList(t *testing.T) {
 	})
 }
 
+// badKey is a key every ledger refuses, named for what is wrong with it.
+type badKey struct{ name, value string }
+
+// overlongKey is one byte longer than dstsafe.MaxKeyLen.
+var overlongKey = strings.Repeat("x", dstsafe.MaxKeyLen+1)
+
+// longestKey is 254 ASCII bytes and a two-byte rune: exactly
+// dstsafe.MaxKeyLen bytes, accepted.
+var longestKey = strings.Repeat("x", dstsafe.MaxKeyLen-2) + "é"
+
+var badKeys = []badKey{
+	{"empty", ""},
+	{"over-long", overlongKey},
+	{"invalid UTF-8", "2024-11-\xff03"},
+	{"truncated rune", "billing-\xc3"},
+	{"NUL byte", "billing\x00eu"},
+}
+
+// requireKeyError checks that err is a *dstsafe.KeyError for field and
+// value, wrapping dstsafe.ErrInvalidKey.
+func requireKeyError(t *testing.T, err error, field, value string) {
+	t.Helper()
+	must.ErrorIs(t, err, dstsafe.ErrInvalidKey, "%s %q", field, value)
+	var ke *dstsafe.KeyError
+	must.ErrorAs(t, err, &ke)
+	check.Equal(t, field, ke.Field)
+	check.Equal(t, value, ke.Value)
+}
+
 func (s suite) testBadKeys(t *testing.T) {
-	long := strings.Repeat("x", dstsafe.MaxKeyLen+1)
-	// 254 ASCII bytes and a two-byte rune: exactly MaxKeyLen bytes, accepted.
-	longest := strings.Repeat("x", dstsafe.MaxKeyLen-2) + "é"
-	bad := []struct {
-		name, value string
-	}{
-		{"empty", ""},
-		{"over-long", long},
-		{"invalid UTF-8", "2024-11-\xff03"},
-		{"truncated rune", "billing-\xc3"},
-		{"NUL byte", "billing\x00eu"},
-	}
+	long, longest := overlongKey, longestKey
 	ctx := context.Background()
-	for _, b := range bad {
+	for _, b := range badKeys {
 		t.Run(b.name, func(t *testing.T) {
 			l, _ := s.setup(t)
 			good := claim(t, l, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w"})
 			checkKey := func(field string, err error) {
 				t.Helper()
-				must.ErrorIs(t, err, dstsafe.ErrInvalidKey)
-				var ke *dstsafe.KeyError
-				must.ErrorAs(t, err, &ke)
-				check.Equal(t, field, ke.Field)
-				check.Equal(t, b.value, ke.Value)
+				requireKeyError(t, err, field, b.value)
 			}
 			_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: b.value, Period: "2024-11-03", Owner: "w"})
 			checkKey("job", err)

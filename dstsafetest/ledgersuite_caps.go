@@ -20,6 +20,7 @@ type LedgerSuiteOption func(*capabilities)
 type capabilities struct {
 	broken     []brokenLedger
 	noSchedule string // why the backend does not store ClaimRequest.Schedule yet
+	second     SecondLedgerFunc
 }
 
 type brokenLedger struct {
@@ -45,23 +46,35 @@ func WithBrokenLedger(name string, newBroken NewLedgerFunc) LedgerSuiteOption {
 
 // WithoutSchedule declares that the backend does not store
 // ClaimRequest.Schedule yet: the "Schedule" subtest skips with reason
-// ("sqlledger: schedule column pending"). A backend that stores it must not
+// ("mybackend: schedule column pending"). A backend that stores it must not
 // give this option.
 func WithoutSchedule(reason string) LedgerSuiteOption {
 	return func(c *capabilities) { c.noSchedule = reason }
 }
 
+// SecondLedgerFunc opens another Ledger on the storage of l, the way a
+// second process would: its own connection pool or client, the same
+// table, key prefix or file, the same clock. Clean up through t.Cleanup.
+type SecondLedgerFunc func(t *testing.T, clock *clockwork.FakeClock, l dstsafe.Ledger) dstsafe.Ledger
+
+// WithSecondLedger gives the "ControlShared" subtest a second Ledger on
+// the storage of the first, to check that what operators decide (pause
+// state, releases) is shared by every process using the storage, not
+// kept in one Ledger value. Without it, or with a nil function,
+// "ControlShared" skips.
+func WithSecondLedger(open SecondLedgerFunc) LedgerSuiteOption {
+	if open == nil {
+		return nil
+	}
+	return func(c *capabilities) { c.second = open }
+}
+
 // capabilityTests are the subtests governed by LedgerSuiteOptions.
-func (s suite) capabilityTests() []struct {
-	name string
-	fn   func(t *testing.T)
-} {
-	return []struct {
-		name string
-		fn   func(t *testing.T)
-	}{
+func (s suite) capabilityTests() []subtest {
+	return []subtest{
 		{"Schedule", s.testSchedule},
 		{"Permanent", s.testPermanent},
+		{"ControlShared", s.testControlShared},
 	}
 }
 
@@ -121,7 +134,8 @@ func (s suite) testSchedule(t *testing.T) {
 }
 
 // A ledger that cannot work says so with dstsafe.ErrPermanent from every
-// method, so that callers (and the Scheduler) stop retrying and report.
+// method, so that callers (and the Scheduler) stop retrying and report;
+// a dstsafe.ControlLedger from SetPause, GetPause and Release too.
 func (s suite) testPermanent(t *testing.T) {
 	if len(s.caps.broken) == 0 {
 		t.Skip("capability: no broken ledger (dstsafetest.WithBrokenLedger)")
@@ -152,6 +166,20 @@ func (s suite) testPermanent(t *testing.T) {
 					_, err := l.List(ctx, "billing", "", "")
 					return err
 				},
+			}
+			if cl, ok := l.(dstsafe.ControlLedger); ok {
+				calls["SetPause"] = func() error {
+					_, err := cl.SetPause(ctx, "billing", dstsafe.Pause{Paused: true, By: "ops", Reason: "incident"})
+					return err
+				}
+				calls["GetPause"] = func() error {
+					_, err := cl.GetPause(ctx, "billing")
+					return err
+				}
+				calls["Release"] = func() error {
+					_, err := cl.Release(ctx, "billing", "2024-11-03", "ops", "processor back")
+					return err
+				}
 			}
 			for name, call := range calls {
 				err := call()

@@ -17,10 +17,7 @@ func init() {
 	// A ledger that keeps the first attempt's schedule fingerprint across
 	// a takeover: TestSuiteFailsBrokenLedgers checks that the Schedule
 	// subtest catches it.
-	broken["stale schedule"] = struct {
-		catches string
-		wrap    func(l *dstsafe.MemoryLedger) dstsafe.Ledger
-	}{"Schedule", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return staleSchedule{l} }}
+	broken["stale schedule"] = brokenCase{"Schedule", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return staleSchedule{l} }, nil}
 }
 
 type staleSchedule struct{ *dstsafe.MemoryLedger }

@@ -31,6 +31,13 @@
 //     Record.Schedule; a takeover replaces it.
 //   - List orders periods by bytes and returns an empty slice, not an error,
 //     for a range without records.
+//   - A [dstsafe.ControlLedger] keeps a job's pause state and a period's
+//     release in the storage, shared by every process on it. SetPause
+//     writes only when the state changes (Since from the Clock); Release
+//     marks a failed or abandoned record, refuses the others with a
+//     *dstsafe.ClaimedError, and the next takeover clears the mark in the
+//     same atomic write that bumps the Token (RetryPolicy.Allows honours
+//     it).
 //
 // # What to validate
 //
@@ -42,6 +49,9 @@
 //	Finish     reason, err := ledgerkit.CheckFinish(ctx, job, period, state, reason)
 //	Get        err := ledgerkit.CheckGet(ctx, job, period)
 //	List       err := ledgerkit.CheckList(ctx, job, from, to)
+//	SetPause   reason, err := ledgerkit.CheckSetPause(ctx, job, p)
+//	GetPause   err := ledgerkit.CheckGetPause(ctx, job)
+//	Release    reason, err := ledgerkit.CheckRelease(ctx, job, period, by, reason)
 //
 // A check returns ctx.Err() if ctx is done, a *dstsafe.KeyError for a bad
 // key and an error wrapping dstsafe.ErrInvalidRequest for an argument out
@@ -59,7 +69,8 @@
 // callers and the Scheduler can tell them from transient ones:
 //
 //   - the table or schema was never migrated (PostgreSQL SQLSTATE 42P01,
-//     SQLite "no such table");
+//     SQLite "no such table"), or migrated by an older version (42703,
+//     "no such column");
 //   - the pool or client was closed ("sql: database is closed",
 //     redis.ErrClosed);
 //   - the server refused the credentials or the permission (PostgreSQL
@@ -80,8 +91,13 @@
 //	func TestConformance(t *testing.T) {
 //		dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
 //			return mybackend.New(client, mybackend.WithClock(clock), mybackend.WithPrefix(unique(t)))
-//		}, dstsafetest.WithBrokenLedger("closed client", newClosed))
+//		}, dstsafetest.WithBrokenLedger("closed client", newClosed),
+//			dstsafetest.WithSecondLedger(openOnSamePrefix))
 //	}
+//
+// A ControlLedger is checked as one too; WithSecondLedger opens a second
+// Ledger on the same storage, as another process would, to check that
+// pause state and releases are shared.
 //
 // A backend that cannot do something the suite checks yet says so with an
 // option (dstsafetest.WithoutSchedule), and the subtest skips naming it.

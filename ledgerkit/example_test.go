@@ -58,6 +58,41 @@ func ExampleCheckList() {
 	// dstsafe: invalid ledger key: from "2024-11-\xff": not valid UTF-8
 }
 
+// A pause or resume needs to say who decided it: an empty By is a
+// *dstsafe.KeyError for field "by". The reason is kept as Finish keeps one.
+func ExampleCheckSetPause() {
+	ctx := context.Background()
+	reason, err := ledgerkit.CheckSetPause(ctx, "billing", dstsafe.Pause{Paused: true, By: "ops@bastion", Reason: "incident\x00 42"})
+	fmt.Printf("%q %v\n", reason, err)
+	_, err = ledgerkit.CheckSetPause(ctx, "billing", dstsafe.Pause{Paused: true})
+	var ke *dstsafe.KeyError
+	fmt.Println(errors.As(err, &ke), ke.Field, err)
+	// Output:
+	// "incident 42" <nil>
+	// true by dstsafe: invalid ledger key: by "": empty
+}
+
+func ExampleCheckGetPause() {
+	fmt.Println(ledgerkit.CheckGetPause(context.Background(), "billing"))
+	fmt.Println(ledgerkit.CheckGetPause(context.Background(), "billing\x00eu"))
+	// Output:
+	// <nil>
+	// dstsafe: invalid ledger key: job "billing\x00eu": contains a NUL byte
+}
+
+// A release names the operator who made it; its reason is kept as
+// Finish keeps one.
+func ExampleCheckRelease() {
+	ctx := context.Background()
+	reason, err := ledgerkit.CheckRelease(ctx, "billing", "2024-11-03", "ops@bastion", "processor back")
+	fmt.Printf("%q %v\n", reason, err)
+	_, err = ledgerkit.CheckRelease(ctx, "billing", "2024-11-03", "", "processor back")
+	fmt.Println(err)
+	// Output:
+	// "processor back" <nil>
+	// dstsafe: invalid ledger key: by "": empty
+}
+
 func ExampleValidateKey() {
 	for _, k := range []string{"2024-11-03", "", "factura\xe7ion", strings.Repeat("x", 256)} {
 		err := ledgerkit.ValidateKey("period", k)

@@ -36,9 +36,14 @@
 //	   "lease_until":"2024-11-03T06:31:00Z","finished_at":"2024-11-03T06:30:41Z",
 //	   "claim":"9c1e4f0a2b7d3e18"}
 //	dstsafe:{7:billing}:periods   ZSET: 2024-11-03, ...
+//	dstsafe:{7:billing}:pause
+//	  {"paused":true,"by":"ops@bastion","reason":"incident 42","since":"2024-11-03T06:30:00Z"}
 //
 // A claim that gives a ClaimRequest.Schedule adds "schedule"; records
-// without it (written before it was kept) read with an empty one.
+// without it (written before it was kept) read with an empty one. An
+// operator's release (Release, of dstsafe.ControlLedger) adds "released",
+// "released_by" and "release_reason"; the takeover drops "released". The
+// pause key exists once a job was first paused (SetPause).
 //
 // The job name is length-prefixed (so no two pairs share a key, whatever
 // they contain) and inside braces, a Redis Cluster hash tag: a job's keys
@@ -47,11 +52,11 @@
 // # Claims and transitions
 //
 // A claim of a new period is SET NX of a running record, in a Lua script
-// that also indexes the period. Takeover, heartbeat and finish are
-// decided in Go with the ledger's Clock (never Redis TIME, so a fake clock
-// drives lease expiry in tests) and applied by a Lua compare-and-set that
-// writes only if the stored record is still, byte for byte, the one the
-// decision was made on. The bytes include the fencing token, the state and
+// that also indexes the period. Takeover, heartbeat, finish, release and
+// pause are decided in Go with the ledger's Clock (never Redis TIME, so a
+// fake clock drives lease expiry in tests) and applied by a Lua
+// compare-and-set that writes only if the stored value is still, byte for
+// byte, the one the decision was made on. The bytes include the fencing token, the state and
 // the lease: a holder whose period was taken over gets dstsafe.ErrLeaseLost
 // and its late result is never written. As in the memory ledger, a running
 // record past its lease reads as dstsafe.StateAbandoned; it is never

@@ -60,3 +60,44 @@ func ExampleWithFinishedTTL() {
 		redisledger.WithFinishedTTL(90*24*time.Hour),
 	)
 }
+
+// The 2024-11-03 billing run failed (the card processor was down) and
+// billing never retries by policy. Once the processor is back, an
+// operator releases the period: the next claim, by any replica, takes it
+// over once. Compiled, not run (no server).
+func ExampleLedger_Release() {
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+	ledger := redisledger.New(client)
+
+	rec, err := ledger.Release(ctx, "billing", "2024-11-03", "ops@bastion", "processor back")
+	var claimed *dstsafe.ClaimedError
+	switch {
+	case errors.As(err, &claimed):
+		fmt.Printf("billing 2024-11-03 is %s: nothing to release\n", claimed.Existing.State)
+	case err != nil:
+		fmt.Println("release failed:", err)
+	default:
+		fmt.Printf("billing 2024-11-03 (%s, attempt %d) released by %s\n", rec.State, rec.Attempt, rec.ReleasedBy)
+	}
+}
+
+// Pausing a job is kept in Redis: every replica's Scheduler sharing the
+// ledger sees it, and a restart does not undo it. Compiled, not run (no
+// server).
+func ExampleLedger_SetPause() {
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+	ledger := redisledger.New(client)
+
+	p, err := ledger.SetPause(ctx, "billing", dstsafe.Pause{Paused: true, By: "ops@bastion", Reason: "incident 42"})
+	if err != nil {
+		fmt.Println("pause failed:", err)
+		return
+	}
+	fmt.Printf("billing paused by %s since %s: %s\n", p.By, p.Since.Format(time.RFC3339), p.Reason)
+	p, _ = ledger.GetPause(ctx, "billing")
+	fmt.Println("paused:", p.Paused)
+}

@@ -16,8 +16,8 @@ import (
 	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
-// Ledger is a dstsafe.Ledger kept in Redis (see the package doc for the
-// key layout and the durability it needs). It is safe for concurrent use by
+// Ledger is a dstsafe.ControlLedger kept in Redis (see the package doc for
+// the key layout and the durability it needs). It is safe for concurrent use by
 // any number of goroutines and processes sharing the Redis database.
 // Succeeded records never expire unless WithFinishedTTL says so.
 // The zero value is not usable: call New.
@@ -28,7 +28,7 @@ type Ledger struct {
 	finishedTTL time.Duration
 }
 
-var _ dstsafe.Ledger = (*Ledger)(nil)
+var _ dstsafe.ControlLedger = (*Ledger)(nil)
 
 // New returns a Ledger that keeps its records in client's database.
 // A nil client panics.
@@ -110,6 +110,9 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 				return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: existing}
 			}
 			next.Token, next.Attempt = cur.rec.Token+1, cur.rec.Attempt+1
+			// A takeover uses an operator's release up, keeping who
+			// made it and why.
+			next.ReleasedBy, next.ReleaseReason = cur.rec.ReleasedBy, cur.rec.ReleaseReason
 			// A nil cur after a lost swap: the record vanished under us
 			// (its finished TTL ran out): the next round creates it.
 			ok, cur, err = l.swap(ctx, "claim", key, idx, cur.raw, next, newClaimID())

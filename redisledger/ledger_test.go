@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,15 +28,40 @@ func TestLedgerConformance(t *testing.T) {
 		"autopipeline": {redisledger.WithAutoPipeline()},
 	} {
 		t.Run(name, func(t *testing.T) {
+			var (
+				mu       sync.Mutex
+				prefixes = map[dstsafe.Ledger]string{}
+				seconds  int
+			)
 			dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
-				opts := append([]redisledger.Option{redisledger.WithKeyPrefix(testPrefix(t, c)), redisledger.WithClock(clock)}, opts...)
-				return redisledger.New(c, opts...)
+				prefix := testPrefix(t, c)
+				opts := append([]redisledger.Option{redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock)}, opts...)
+				var l dstsafe.Ledger = redisledger.New(c, opts...)
+				if _, ok := l.(dstsafe.ControlLedger); !ok {
+					t.Fatalf("%T is not a dstsafe.ControlLedger: the suite would skip its control subtests", l)
+				}
+				mu.Lock()
+				prefixes[l] = prefix
+				mu.Unlock()
+				return l
 			}, dstsafetest.WithBrokenLedger("closed client", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
 				closed := redis.NewClient(&redis.Options{Addr: c.Options().Addr})
 				l := redisledger.New(closed, append([]redisledger.Option{redisledger.WithClock(clock)}, opts...)...)
 				noErr(t, closed.Close(), "Close")
 				return l
+			}), dstsafetest.WithSecondLedger(func(t *testing.T, clock *clockwork.FakeClock, l dstsafe.Ledger) dstsafe.Ledger {
+				// Another process: its own client, the same prefix.
+				mu.Lock()
+				prefix := prefixes[l]
+				seconds++
+				mu.Unlock()
+				other := redis.NewClient(&redis.Options{Addr: c.Options().Addr})
+				t.Cleanup(func() { _ = other.Close() })
+				return redisledger.New(other, append([]redisledger.Option{redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock)}, opts...)...)
 			}))
+			if seconds == 0 && !t.Failed() {
+				t.Error("the suite never opened a second ledger: ControlShared did not run")
+			}
 		})
 	}
 }

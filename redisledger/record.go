@@ -15,20 +15,24 @@ import (
 // lets a claim retried by the client after a lost reply recognise its own
 // write instead of reporting the period as claimed by someone else.
 // Schedule is absent from records written before it was kept, and from
-// claims that give none: both read as "".
+// claims that give none: both read as "". The release fields are absent
+// until an operator releases the period (dstsafe.ControlLedger.Release).
 type stored struct {
-	Job        string    `json:"job"`
-	Period     string    `json:"period"`
-	State      string    `json:"state"`
-	Owner      string    `json:"owner"`
-	Token      int64     `json:"token"`
-	Attempt    int       `json:"attempt"`
-	StartedAt  time.Time `json:"started_at"`
-	LeaseUntil time.Time `json:"lease_until,omitzero"`
-	FinishedAt time.Time `json:"finished_at,omitzero"`
-	Reason     string    `json:"reason,omitempty"`
-	Schedule   string    `json:"schedule,omitempty"`
-	Claim      string    `json:"claim"`
+	Job           string    `json:"job"`
+	Period        string    `json:"period"`
+	State         string    `json:"state"`
+	Owner         string    `json:"owner"`
+	Token         int64     `json:"token"`
+	Attempt       int       `json:"attempt"`
+	StartedAt     time.Time `json:"started_at"`
+	LeaseUntil    time.Time `json:"lease_until,omitzero"`
+	FinishedAt    time.Time `json:"finished_at,omitzero"`
+	Reason        string    `json:"reason,omitempty"`
+	Schedule      string    `json:"schedule,omitempty"`
+	Released      bool      `json:"released,omitempty"`
+	ReleasedBy    string    `json:"released_by,omitempty"`
+	ReleaseReason string    `json:"release_reason,omitempty"`
+	Claim         string    `json:"claim"`
 }
 
 // A CorruptRecordError reports a value under a ledger key that is not a
@@ -69,18 +73,21 @@ type entry struct {
 // JSON cannot hold (years outside 0-9999, from a broken Clock).
 func encode(r dstsafe.Record, claim string) (string, error) {
 	s := stored{
-		Job:        r.Job,
-		Period:     r.Period,
-		State:      r.State.String(),
-		Owner:      r.Owner,
-		Token:      r.Token,
-		Attempt:    r.Attempt,
-		StartedAt:  r.StartedAt.UTC(),
-		LeaseUntil: r.LeaseUntil.UTC(),
-		FinishedAt: r.FinishedAt.UTC(),
-		Reason:     r.Reason,
-		Schedule:   r.Schedule,
-		Claim:      claim,
+		Job:           r.Job,
+		Period:        r.Period,
+		State:         r.State.String(),
+		Owner:         r.Owner,
+		Token:         r.Token,
+		Attempt:       r.Attempt,
+		StartedAt:     r.StartedAt.UTC(),
+		LeaseUntil:    r.LeaseUntil.UTC(),
+		FinishedAt:    r.FinishedAt.UTC(),
+		Reason:        r.Reason,
+		Schedule:      r.Schedule,
+		Released:      r.Released,
+		ReleasedBy:    r.ReleasedBy,
+		ReleaseReason: r.ReleaseReason,
+		Claim:         claim,
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -105,17 +112,20 @@ func decode(key, raw string) (entry, error) {
 		raw:   raw,
 		claim: s.Claim,
 		rec: dstsafe.Record{
-			Job:        s.Job,
-			Period:     s.Period,
-			State:      st,
-			Owner:      s.Owner,
-			Token:      s.Token,
-			Attempt:    s.Attempt,
-			StartedAt:  s.StartedAt.UTC(),
-			FinishedAt: s.FinishedAt.UTC(),
-			LeaseUntil: s.LeaseUntil.UTC(),
-			Reason:     s.Reason,
-			Schedule:   s.Schedule,
+			Job:           s.Job,
+			Period:        s.Period,
+			State:         st,
+			Owner:         s.Owner,
+			Token:         s.Token,
+			Attempt:       s.Attempt,
+			StartedAt:     s.StartedAt.UTC(),
+			FinishedAt:    s.FinishedAt.UTC(),
+			LeaseUntil:    s.LeaseUntil.UTC(),
+			Reason:        s.Reason,
+			Schedule:      s.Schedule,
+			Released:      s.Released,
+			ReleasedBy:    s.ReleasedBy,
+			ReleaseReason: s.ReleaseReason,
 		},
 	}, nil
 }

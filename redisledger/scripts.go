@@ -79,3 +79,27 @@ for i, period in ipairs(ARGV) do
 end
 return n
 `)
+
+// setScript replaces the value of a key if it is still exactly the
+// expected one, or creates it if the expected one is "" and there is
+// none: the compare-and-set of a job's pause state.
+//
+//	KEYS[1] key
+//	ARGV[1] expected value ("" for none), ARGV[2] new value
+//
+// Returns {1} when set (or already the new value: a retried set), {0,
+// current value} otherwise, {0} if there is none.
+var setScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur == ARGV[2] then
+	return {1}
+end
+if (cur or '') ~= ARGV[1] then
+	if cur then
+		return {0, cur}
+	end
+	return {0}
+end
+redis.call('SET', KEYS[1], ARGV[2])
+return {1}
+`)

@@ -17,24 +17,11 @@ import (
 // the claim is still its own (thanks to the random claim id), the swap
 // still applied. Another claim's identical-looking record is not.
 func TestScriptsSafeToRetry(t *testing.T) {
-	addr := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() { _ = c.Close() })
-	ctx := context.Background()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	key, idx := "dstsafe-test:"+hex.EncodeToString(b[:])+":rec", "dstsafe-test:"+hex.EncodeToString(b[:])+":idx"
-	t.Cleanup(func() { c.Del(ctx, key, idx) })
-
+	c, ctx, key, idx := scriptTarget(t)
 	run := func(s *redis.Script, args ...any) []any {
 		t.Helper()
-		res, err := s.Run(ctx, c, []string{key, idx}, args...).Slice()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
+		return runScript(t, c, s, []string{key, idx}, args...)
 	}
-	won := func(res []any) bool { n, ok := res[0].(int64); return ok && n == 1 }
 
 	first := `{"claim":"aaaa"}`
 	if !won(run(claimScript, first, "p")) {
@@ -64,3 +51,58 @@ func TestScriptsSafeToRetry(t *testing.T) {
 		t.Errorf("index has %d members, want 1", n)
 	}
 }
+
+// The pause state's compare-and-set, run twice with the same arguments
+// (a retried command), answers the same; a set from a stale value is
+// refused with the current one.
+func TestSetScriptSafeToRetry(t *testing.T) {
+	c, ctx, key, _ := scriptTarget(t)
+	run := func(expected, next string) []any {
+		t.Helper()
+		return runScript(t, c, setScript, []string{key}, expected, next)
+	}
+	for i := range 2 {
+		if !won(run("", `{"paused":true}`)) {
+			t.Fatalf("set %d of a missing key lost", i)
+		}
+	}
+	if res := run("", `{"paused":false}`); won(res) || len(res) != 2 || res[1] != `{"paused":true}` {
+		t.Errorf("set from a stale (missing) value = %v, want {0, current}", res)
+	}
+	for i := range 2 {
+		if !won(run(`{"paused":true}`, `{"paused":false}`)) {
+			t.Fatalf("swap %d lost", i)
+		}
+	}
+	c.Del(ctx, key)
+	if res := run(`{"paused":true}`, `{"paused":false}`); won(res) || len(res) != 1 {
+		t.Errorf("swap of a deleted key = %v, want {0}", res)
+	}
+}
+
+// scriptTarget returns a client of the test server and two keys no other
+// test uses, deleted when t ends.
+func scriptTarget(t *testing.T) (c *redis.Client, ctx context.Context, key, idx string) {
+	t.Helper()
+	addr := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
+	c = redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = c.Close() })
+	ctx = context.Background()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	key, idx = "dstsafe-test:"+hex.EncodeToString(b[:])+":rec", "dstsafe-test:"+hex.EncodeToString(b[:])+":idx"
+	t.Cleanup(func() { c.Del(ctx, key, idx) })
+	return c, ctx, key, idx
+}
+
+func runScript(t *testing.T, c *redis.Client, s *redis.Script, keys []string, args ...any) []any {
+	t.Helper()
+	res, err := s.Run(context.Background(), c, keys, args...).Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// won reports a script's {1}.
+func won(res []any) bool { n, ok := res[0].(int64); return ok && n == 1 }

@@ -213,9 +213,9 @@ func (l *Ledger) committed(n int) {
 // claims that lose to them.
 func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 	var (
-		jobs, periods, owners []string
-		leases                []time.Time
-		first                 = map[claimKey]*queuedClaim{}
+		jobs, periods, owners, schedules []string
+		leases                           []time.Time
+		first                            = map[claimKey]*queuedClaim{}
 	)
 	now := l.now()
 	for _, c := range group {
@@ -225,7 +225,7 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 		first[c.key] = c
 		lease, _ := ledgerkit.EffectiveLease(c.req.Lease)
 		jobs, periods, owners = append(jobs, c.req.Job), append(periods, c.req.Period), append(owners, c.req.Owner)
-		leases = append(leases, now.Add(lease))
+		schedules, leases = append(schedules, c.req.Schedule), append(leases, now.Add(lease))
 	}
 	fail := func() {
 		for _, c := range first {
@@ -235,7 +235,7 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 			c.alone = true
 		}
 	}
-	inserted, err := l.records(ctx, l.sql.insertMany, jobs, periods, owners, now, leases)
+	inserted, err := l.records(ctx, l.sql.insertMany, jobs, periods, owners, now, leases, schedules)
 	if err != nil {
 		fail()
 		return

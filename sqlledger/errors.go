@@ -12,8 +12,10 @@ var (
 	// ErrInvalidConfig: New or sqlite.OpenSQLite got an option or argument
 	// it cannot use. The error is a *ConfigError.
 	ErrInvalidConfig = errors.New("sqlledger: invalid configuration")
-	// ErrNotMigrated: the ledger's table does not exist; call Migrate.
-	ErrNotMigrated = errors.New("sqlledger: ledger table missing (run Migrate)")
+	// ErrNotMigrated: the ledger's table does not exist, or lacks what
+	// this version of the package needs (a database at an older
+	// SchemaVersion); call Migrate.
+	ErrNotMigrated = errors.New("sqlledger: ledger table missing or out of date (run Migrate)")
 	// ErrSchemaTooNew: the database's ledger schema was migrated by a newer
 	// version of this package, which this one does not know how to use.
 	ErrSchemaTooNew = errors.New("sqlledger: ledger schema newer than this package")
@@ -34,19 +36,23 @@ func (e *ConfigError) Error() string {
 // Unwrap returns ErrInvalidConfig.
 func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
 
-// mapErr wraps a database error from op with context. It is the one
-// place where sqlledger decides what a database error means: a missing
-// table adds ErrNotMigrated, and the errors that retrying cannot fix add
+// mapErr wraps a database error from op with context (period "" for an
+// operation on a job). It is the one place where sqlledger decides what
+// a database error means: a missing table or column adds ErrNotMigrated,
+// and the errors that retrying cannot fix add
 // dstsafe.ErrPermanent (see permanent). Context errors stay visible to
 // errors.Is through %w.
 func mapErr(op, job, period string, err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case missingTable(err):
+	case missingTable(err), missingColumn(err):
 		err = fmt.Errorf("%w: %w", ErrNotMigrated, ledgerkit.Permanent(err))
 	case permanent(err):
 		err = ledgerkit.Permanent(err)
+	}
+	if period == "" {
+		return fmt.Errorf("sqlledger: %s job %q: %w", op, job, err)
 	}
 	return fmt.Errorf("sqlledger: %s job %q period %q: %w", op, job, period, err)
 }
@@ -93,4 +99,19 @@ func missingTable(err error) bool {
 		return true
 	}
 	return false
+}
+
+// missingColumn reports an error about a column the table lacks: a
+// database still at an older schema version.
+func missingColumn(err error) bool {
+	var st interface{ SQLState() string }
+	if errors.As(err, &st) && st.SQLState() == "42703" { // undefined_column
+		return true
+	}
+	var se interface {
+		error
+		Code() int
+	}
+	return errors.As(err, &se) && se.Code()&0xff == 1 &&
+		(strings.Contains(se.Error(), "no such column") || strings.Contains(se.Error(), "has no column named"))
 }

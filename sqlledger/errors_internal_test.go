@@ -22,6 +22,7 @@ func TestMapErrPostgres(t *testing.T) {
 		notMigrate bool
 	}{
 		{"undefined_table: never migrated", &pgconn.PgError{Code: "42P01"}, true, true},
+		{"undefined_column: migrated by an older version", &pgconn.PgError{Code: "42703"}, true, true},
 		{"invalid_password", &pgconn.PgError{Code: "28P01"}, true, false},
 		{"no such role, pg_hba refused", &pgconn.PgError{Code: "28000"}, true, false},
 		{"admin_shutdown: the server restarts", &pgconn.PgError{Code: "57P01"}, false, false},

@@ -16,9 +16,13 @@
 //	owner, token, attempt
 //	started_at, finished_at, lease_until
 //	reason
+//	schedule             the claim's schedule fingerprint (ClaimRequest.Schedule)
+//	released, released_by, release_reason   an operator's release (Release)
 //
-// Migrate creates it (and a "<table>_schema" table recording the schema
-// version). A claim is one INSERT ... ON CONFLICT DO NOTHING RETURNING: the
+// and one row per job ever paused in "<table>_pauses" (job_name, paused,
+// changed_by, reason, since). Migrate creates them (and a "<table>_schema"
+// table recording the schema version), or upgrades a database of an
+// older version in place. A claim is one INSERT ... ON CONFLICT DO NOTHING RETURNING: the
 // primary key, not a read-then-write, decides who wins. Takeovers,
 // heartbeats and finishes are compare-and-set UPDATEs on the token (and, for
 // a takeover, on the state and lease read), so a zombie holder's late write
@@ -75,9 +79,10 @@ import (
 	"github.com/dstsafe/dstsafe/sqlledger/internal/config"
 )
 
-// Ledger is a dstsafe.Ledger stored in an SQL table. It is safe for
+// Ledger is a dstsafe.ControlLedger stored in SQL tables. It is safe for
 // concurrent use, and so are many Ledgers, in many processes, on one
-// database: the database's primary key serialises claims.
+// database: the database's primary key serialises claims, and pause
+// state and releases are shared by every Ledger on the database.
 type Ledger struct {
 	db      *sql.DB
 	q       querier // db, or the caller's tx for a WithTx view
@@ -85,6 +90,7 @@ type Ledger struct {
 	clock   dstsafe.Clock
 	table   string // validated, unquoted
 	owned   bool   // Close closes db (sqlite.OpenSQLite)
+	upTo    int    // the version Migrate brings the database to
 	sql     *queries
 	writeMu sem         // SQLite outside a caller's transaction: see one
 	stmts   *stmtCache  // SQLite, outside a caller's transaction
@@ -96,7 +102,7 @@ type Ledger struct {
 	onCommit func(claims int)
 }
 
-var _ dstsafe.Ledger = (*Ledger)(nil)
+var _ dstsafe.ControlLedger = (*Ledger)(nil)
 
 // querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
 type querier interface {
@@ -151,7 +157,10 @@ func New(db *sql.DB, opts ...Option) (*Ledger, error) {
 	if c.Clock == nil {
 		c.Clock = dstsafe.RealClock()
 	}
-	l := &Ledger{db: db, q: db, dialect: d, clock: c.Clock, table: c.Table, owned: c.CloseDB}
+	l := &Ledger{db: db, q: db, dialect: d, clock: c.Clock, table: c.Table, owned: c.CloseDB, upTo: SchemaVersion}
+	if c.MigrateTo > 0 && c.MigrateTo < SchemaVersion {
+		l.upTo = c.MigrateTo
+	}
 	l.sql = buildQueries(d, c.Table)
 	l.batch = newClaimQueue()
 	l.groupMu = make(sem, 1)
@@ -295,7 +304,7 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 		now := l.now()
 		r, err = l.one(ctx, l.sql.takeover, []any{
 			req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease)),
-			r.Token, statusText(stored), l.timeArg(r.LeaseUntil)})
+			r.Token, statusText(stored), l.timeArg(r.LeaseUntil), req.Schedule})
 		if err == nil {
 			return r, nil
 		}
@@ -316,7 +325,7 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 // none after all (a conflicting insert rolled back).
 func (l *Ledger) insertOrGet(ctx context.Context, req dstsafe.ClaimRequest, lease time.Duration) (r dstsafe.Record, inserted bool, err error) {
 	now := l.now()
-	args := []any{req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease))}
+	args := []any{req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease)), req.Schedule}
 	if l.dialect == PostgreSQL {
 		// One round trip: the CTE inserts, the other branch reads a row
 		// that existed before the statement. Both are empty when the
@@ -481,10 +490,20 @@ type scanner interface{ Scan(dest ...any) error }
 // database locked sleeps in its busy handler (1 ms, 2 ms, 5 ms, ...)
 // rather than queueing. Waiting on a Go mutex instead keeps this process's
 // writers in line; other processes are still kept off by busy_timeout.
-func (l *Ledger) one(ctx context.Context, query string, args []any, first ...any) (dstsafe.Record, error) {
-	if l.writeMu != nil && query != l.sql.get {
+func (l *Ledger) one(ctx context.Context, query string, args []any, first ...any) (r dstsafe.Record, err error) {
+	err = l.row(ctx, query, args, func(s scanner) error {
+		r, err = l.scan(s, first...)
+		return err
+	})
+	return r, err
+}
+
+// row runs a statement returning at most one row and hands it to scan, as
+// one describes.
+func (l *Ledger) row(ctx context.Context, query string, args []any, scan func(scanner) error) error {
+	if l.writeMu != nil && query != l.sql.get && query != l.sql.getPause {
 		if err := l.writeMu.lock(ctx); err != nil {
-			return dstsafe.Record{}, err
+			return err
 		}
 		defer l.writeMu.unlock()
 	}
@@ -493,9 +512,9 @@ func (l *Ledger) one(ctx context.Context, query string, args []any, first ...any
 			// The statement as prepared on the transaction's connection.
 			st = tx.StmtContext(ctx, st)
 		}
-		return l.scan(st.QueryRowContext(ctx, args...), first...)
+		return scan(st.QueryRowContext(ctx, args...))
 	}
-	return l.scan(l.q.QueryRowContext(ctx, query, args...), first...)
+	return scan(l.q.QueryRowContext(ctx, query, args...))
 }
 
 // prepared returns query prepared on l.db, for SQLite outside a caller's
@@ -550,7 +569,8 @@ func (l *Ledger) scan(s scanner, first ...any) (dstsafe.Record, error) {
 	if l.dialect == SQLite {
 		var started, leaseUntil int64
 		var finished sql.NullInt64
-		err = s.Scan(append(first, &r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &started, &finished, &leaseUntil, &r.Reason)...)
+		err = s.Scan(append(first, &r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &started, &finished, &leaseUntil, &r.Reason,
+			&r.Schedule, &r.Released, &r.ReleasedBy, &r.ReleaseReason)...)
 		r.StartedAt = time.UnixMicro(started).UTC()
 		r.LeaseUntil = time.UnixMicro(leaseUntil).UTC()
 		if finished.Valid {
@@ -558,7 +578,8 @@ func (l *Ledger) scan(s scanner, first ...any) (dstsafe.Record, error) {
 		}
 	} else {
 		var finished sql.NullTime
-		err = s.Scan(append(first, &r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &r.StartedAt, &finished, &r.LeaseUntil, &r.Reason)...)
+		err = s.Scan(append(first, &r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &r.StartedAt, &finished, &r.LeaseUntil, &r.Reason,
+			&r.Schedule, &r.Released, &r.ReleasedBy, &r.ReleaseReason)...)
 		r.StartedAt = ledgerkit.LedgerTime(r.StartedAt)
 		r.LeaseUntil = ledgerkit.LedgerTime(r.LeaseUntil)
 		if finished.Valid {

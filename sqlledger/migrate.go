@@ -20,6 +20,15 @@ import (
 // applies the missing steps in one transaction, so a failure leaves the
 // schema as it was. A database migrated by a newer version of this
 // package gives an error wrapping ErrSchemaTooNew and is left untouched.
+//
+// Version 1 creates the table; version 2 adds the schedule fingerprint
+// and release columns (with defaults: rows written before read as no
+// schedule, never released) and the "<table>_pauses" table. A database
+// at version 1 is upgraded in place, its records kept; until then this
+// package's calls on it fail with ErrNotMigrated. Replicas of the
+// previous release keep working on an upgraded database (they name the
+// columns they use), except that their takeovers do not use an
+// operator's release up: upgrade every replica before releasing periods.
 func (l *Ledger) Migrate(ctx context.Context) (err error) {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
@@ -92,7 +101,7 @@ func (l *Ledger) Migrate(ctx context.Context) (err error) {
 		insert = `INSERT INTO ` + schema + ` (version, about, applied_at) VALUES (?1, ?2, ?3)`
 	}
 	for _, m := range migrations {
-		if m.version <= cur {
+		if m.version <= cur || m.version > l.upTo {
 			continue
 		}
 		for _, stmt := range m.stmts(l.dialect, l.table) {

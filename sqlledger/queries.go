@@ -10,9 +10,14 @@ import (
 type queries struct {
 	insert, insertOrGet, insertMany, getMany, get, takeover, heartbeat, finish string
 	list                                                                       [4]string // no bound, from, to, both
+	release                                                                    string
+	getPause, pause, resume                                                    string
 }
 
-const cols = `job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason`
+const cols = `job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason,
+    schedule, released, released_by, release_reason`
+
+const pauseCols = `paused, changed_by, reason, since`
 
 // quoteTable quotes each part of a validated (schema.)table name.
 func quoteTable(name string) string {
@@ -26,19 +31,25 @@ func quoteTable(name string) string {
 func buildQueries(d Dialect, table string) *queries {
 	t := quoteTable(table)
 	q := &queries{
-		// $1 job, $2 period, $3 owner, $4 now, $5 lease until.
+		// $1 job, $2 period, $3 owner, $4 now, $5 lease until, $6 schedule.
 		insert: `INSERT INTO ` + t + ` (` + cols + `)
-VALUES ($1, $2, 'running', $3, 1, 1, $4, NULL, $5, '')
+VALUES ($1, $2, 'running', $3, 1, 1, $4, NULL, $5, '', $6, false, '', '')
 ON CONFLICT (job_name, period) DO NOTHING
 RETURNING ` + cols,
 		get: `SELECT ` + cols + ` FROM ` + t + ` WHERE job_name = $1 AND period = $2`,
 		// $6..$8: the token, stored status and lease read before: the
 		// takeover only happens if nobody changed the row since, not even
-		// a heartbeat that revived an abandoned claim.
+		// a heartbeat that revived an abandoned claim. $9 the schedule.
+		// It uses up an operator's release, keeping who made it and why.
 		takeover: `UPDATE ` + t + `
 SET status = 'running', owner = $3, token = token + 1, attempt = attempt + 1,
-    started_at = $4, finished_at = NULL, lease_until = $5, reason = ''
+    started_at = $4, finished_at = NULL, lease_until = $5, reason = '', schedule = $9, released = false
 WHERE job_name = $1 AND period = $2 AND token = $6 AND status = $7 AND lease_until = $8
+RETURNING ` + cols,
+		// $3 by, $4 reason, $5 now: failed, or running with its lease
+		// over (abandoned, as Record.StateAt says), in one statement.
+		release: `UPDATE ` + t + ` SET released = true, released_by = $3, release_reason = $4
+WHERE job_name = $1 AND period = $2 AND (status = 'failed' OR (status = 'running' AND lease_until < $5))
 RETURNING ` + cols,
 		// $3 token, $4 new lease until.
 		heartbeat: `UPDATE ` + t + ` SET lease_until = $4
@@ -56,10 +67,10 @@ SELECT true, ` + cols + ` FROM ins
 UNION ALL
 SELECT false, ` + cols + ` FROM ` + t + ` WHERE job_name = $1 AND period = $2`
 	// PostgreSQL only: a group of new claims in one statement (batch.go).
-	// $1 jobs, $2 periods, $3 owners, $4 now, $5 leases until.
+	// $1 jobs, $2 periods, $3 owners, $4 now, $5 leases until, $6 schedules.
 	q.insertMany = `INSERT INTO ` + t + ` (` + cols + `)
-SELECT j, p, 'running', o, 1, 1, $4, NULL, lu, ''
-FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[]) AS g(j, p, o, lu)
+SELECT j, p, 'running', o, 1, 1, $4, NULL, lu, '', sch, false, '', ''
+FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[], $6::text[]) AS g(j, p, o, lu, sch)
 ON CONFLICT (job_name, period) DO NOTHING
 RETURNING ` + cols
 	// PostgreSQL only: the rows of the periods a group did not insert.
@@ -73,9 +84,23 @@ WHERE (job_name, period) IN (SELECT j, p FROM unnest($1::text[], $2::text[]) AS 
 		base + ` AND period < $2 ORDER BY period`,
 		base + ` AND period >= $2 AND period < $3 ORDER BY period`,
 	}
+	// Pause state: one row per job ever paused. A pause or resume writes
+	// only when it changes the state (the WHERE of each), so the first
+	// decision keeps its by, reason and since; no row means not paused.
+	// $1 job, $2 by, $3 reason, $4 now.
+	p := quoteTable(table + "_pauses")
+	q.getPause = `SELECT ` + pauseCols + ` FROM ` + p + ` WHERE job_name = $1`
+	q.pause = `INSERT INTO ` + p + ` AS cur (job_name, ` + pauseCols + `) VALUES ($1, true, $2, $3, $4)
+ON CONFLICT (job_name) DO UPDATE SET paused = true, changed_by = excluded.changed_by, reason = excluded.reason, since = excluded.since
+WHERE cur.paused = false
+RETURNING ` + pauseCols
+	q.resume = `UPDATE ` + p + ` SET paused = false, changed_by = $2, reason = $3, since = $4
+WHERE job_name = $1 AND paused = true
+RETURNING ` + pauseCols
 	if d == SQLite {
 		// SQLite numbers parameters ?NNN; $NNN would be a named parameter.
-		for _, s := range []*string{&q.insert, &q.get, &q.takeover, &q.heartbeat, &q.finish, &q.list[0], &q.list[1], &q.list[2], &q.list[3]} {
+		for _, s := range []*string{&q.insert, &q.get, &q.takeover, &q.heartbeat, &q.finish, &q.list[0], &q.list[1], &q.list[2], &q.list[3],
+			&q.release, &q.getPause, &q.pause, &q.resume} {
 			*s = strings.ReplaceAll(*s, "$", "?")
 		}
 	}
@@ -116,8 +141,32 @@ var migrations = []migration{
     PRIMARY KEY (job_name, period)
 )%s`, quoteTable(table), text, text, ts, ts, ts, suffix)}
 	}},
+	{2, "store schedule fingerprints, releases and pause state", func(d Dialect, table string) []string {
+		// Columns with constant defaults: rows written before (and by
+		// replicas still running version 1 during a rolling deploy) read
+		// as no schedule, never released. PostgreSQL 11+ adds them
+		// without rewriting the table.
+		t := quoteTable(table)
+		text, boolean, ts, suffix := `TEXT`, `INTEGER`, `BIGINT`, ` WITHOUT ROWID`
+		if d == PostgreSQL {
+			text, boolean, ts, suffix = `TEXT COLLATE "C"`, `BOOLEAN`, `TIMESTAMPTZ`, ``
+		}
+		return []string{
+			`ALTER TABLE ` + t + ` ADD COLUMN schedule TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE ` + t + ` ADD COLUMN released ` + boolean + ` NOT NULL DEFAULT false`,
+			`ALTER TABLE ` + t + ` ADD COLUMN released_by TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE ` + t + ` ADD COLUMN release_reason TEXT NOT NULL DEFAULT ''`,
+			fmt.Sprintf(`CREATE TABLE %s (
+    job_name   %s PRIMARY KEY,
+    paused     %s NOT NULL,
+    changed_by TEXT NOT NULL,
+    reason     TEXT NOT NULL,
+    since      %s NOT NULL
+)%s`, quoteTable(table+"_pauses"), text, boolean, ts, suffix),
+		}
+	}},
 }
 
 // SchemaVersion is the schema version Migrate brings a database to: the
 // version of the last migration.
-const SchemaVersion = 1
+const SchemaVersion = 2

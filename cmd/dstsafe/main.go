@@ -7,6 +7,7 @@
 //	dstsafe resolve ZONE WALL [--policy P]
 //	dstsafe check PATH... [--format text|json|sarif]
 //	dstsafe tzdiff --from SRC --to SRC SPEC... [--year Y] [--years N]
+//	dstsafe ledger list|show|retry|skip|pause|resume JOB [PERIOD] (--sqlite PATH | --postgres DSN | --redis ADDR)
 //
 // Every command takes --json for machine-readable output and --zoneinfo DIR
 // to read zones from DIR instead of the system's tz database (the ZONEINFO
@@ -14,8 +15,8 @@
 // database as a last resort.
 //
 // Exit status: 0 success; 1 check found problems, tzdiff found changed
-// fires, or resolve --policy reject met a skipped or repeated wall time;
-// 2 bad arguments or input.
+// fires, resolve --policy reject met a skipped or repeated wall time, or
+// the ledger refused; 2 bad arguments or input.
 package main
 
 import (
@@ -66,7 +67,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{nextCmd, explainCmd, transitionsCmd, resolveCmd, checkCmd, tzdiffCmd}
+	commands = []*command{nextCmd, explainCmd, transitionsCmd, resolveCmd, checkCmd, tzdiffCmd, ledgerCmd}
 }
 
 // commandNames lists the commands for an error message: "next, explain, ...".
@@ -244,7 +245,7 @@ func loadZone(arg, name string) (*time.Location, error) {
 // usage.
 func topUsage() string {
 	var b strings.Builder
-	b.WriteString("dstsafe: preview, explain and check schedules across daylight-saving transitions.\n\nUsage:\n")
+	b.WriteString("dstsafe: preview, explain and check schedules across daylight-saving transitions,\nand operate the jobs in their ledgers.\n\nUsage:\n")
 	for _, c := range commands {
 		first, _, _ := strings.Cut(c.usage, "\n")
 		b.WriteString("  " + strings.TrimPrefix(first, "Usage: ") + "\n")
@@ -264,8 +265,9 @@ Examples:
   dstsafe resolve America/Chicago 2024-11-03T01:30 --policy reject
   dstsafe check deploy/ crontab
   dstsafe tzdiff --from go --to system 'CRON_TZ=America/Mexico_City 30 1 * * *'
+  dstsafe ledger list billing --sqlite ledger.db --state failed,abandoned
 
 Exit status: 0 success; 1 check found problems, tzdiff found changed
-fires, or resolve --policy reject met a skipped or repeated wall time;
-2 bad arguments or input.
+fires, resolve --policy reject met a skipped or repeated wall time, or
+the ledger refused; 2 bad arguments or input.
 `

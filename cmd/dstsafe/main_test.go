@@ -137,25 +137,32 @@ func TestGolden(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runCLI(tc.args...)
-			if code != tc.code {
-				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
-			}
-			got := fmt.Sprintf("$ dstsafe %s\n-- exit %d --\n-- stdout --\n%s-- stderr --\n%s", quoteArgs(tc.args), code, stdout, stderr)
-			path := filepath.Join("testdata", "golden", tc.name+".txt")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-			}
+			checkGolden(t, tc.name, tc.args, tc.code, stdout, stderr, code)
 		})
+	}
+}
+
+// checkGolden compares a run of the CLI with testdata/golden/NAME.txt, or
+// rewrites the file under -update.
+func checkGolden(t *testing.T, name string, args []string, wantCode int, stdout, stderr string, code int) {
+	t.Helper()
+	if code != wantCode {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, wantCode, stdout, stderr)
+	}
+	got := fmt.Sprintf("$ dstsafe %s\n-- exit %d --\n-- stdout --\n%s-- stderr --\n%s", quoteArgs(args), code, stdout, stderr)
+	path := filepath.Join("testdata", "golden", name+".txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }
 
@@ -219,6 +226,9 @@ func TestNoStaleGoldens(t *testing.T) {
 	}
 	names := map[string]bool{}
 	for _, tc := range goldenCases {
+		names[tc.name+".txt"] = true
+	}
+	for _, tc := range ledgerCases {
 		names[tc.name+".txt"] = true
 	}
 	entries, err := os.ReadDir(filepath.Join("testdata", "golden"))

@@ -109,7 +109,7 @@ func ExampleOpenSQLite_migrate() {
 	// Output:
 	// true
 	// version 0
-	// version 1
+	// version 2
 }
 
 // Durable by default; NORMAL trades the last commits on power loss for
@@ -140,4 +140,65 @@ func ExampleWithBusyTimeout() {
 	_, err := sqlite.OpenSQLite("ledger.db", sqlite.WithBusyTimeout(-time.Second))
 	fmt.Println(err)
 	// Output: sqlledger: invalid configuration: WithBusyTimeout "-1s": negative
+}
+
+// Ledger.Release: the 2024-11-03 billing run failed when the card
+// processor went down, and billing never retries by policy. Once the
+// processor is back, an operator releases the period; the next claim,
+// from any process on the file, takes it over once.
+func ExampleOpenSQLite_release() {
+	dir, _ := os.MkdirTemp("", "dstsafe-example")
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC))
+	ledger, _ := sqlite.OpenSQLite(filepath.Join(dir, "ledger.db"), sqlledger.WithClock(clock))
+	defer ledger.Close()
+	ledger.Migrate(ctx)
+
+	req := dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "billing-1"}
+	r, _ := ledger.Claim(ctx, req)
+	ledger.Finish(ctx, "billing", "2024-11-03", r.Token, dstsafe.StateFailed, "card processor down")
+	_, err := ledger.Claim(ctx, req)
+	fmt.Println(errors.Is(err, dstsafe.ErrAlreadyClaimed))
+
+	rel, _ := ledger.Release(ctx, "billing", "2024-11-03", "ops@bastion", "processor back")
+	fmt.Println(rel.State, rel.Released, rel.ReleasedBy)
+	again, _ := ledger.Claim(ctx, req)
+	fmt.Println(again.State, again.Attempt, again.Released)
+	_, err = ledger.Release(ctx, "billing", "2024-11-03", "ops@bastion", "twice?")
+	fmt.Println(errors.Is(err, dstsafe.ErrAlreadyClaimed)) // running: nothing to release
+	// Output:
+	// true
+	// failed true ops@bastion
+	// running 2 false
+	// true
+}
+
+// Ledger.SetPause and GetPause: the pause is a row in the database, so
+// every process on it, and the next one to start, sees it. Pausing a
+// paused job keeps the first pause.
+func ExampleOpenSQLite_pause() {
+	dir, _ := os.MkdirTemp("", "dstsafe-example")
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC))
+	path := filepath.Join(dir, "ledger.db")
+	ledger, _ := sqlite.OpenSQLite(path, sqlledger.WithClock(clock))
+	ledger.Migrate(ctx)
+	ledger.SetPause(ctx, "billing", dstsafe.Pause{Paused: true, By: "ops@bastion", Reason: "incident 42"})
+	clock.Advance(time.Hour)
+	p, _ := ledger.SetPause(ctx, "billing", dstsafe.Pause{Paused: true, By: "replica-2", Reason: "3 failures"})
+	fmt.Println(p.Paused, p.By, p.Since.Format(time.RFC3339))
+	ledger.Close()
+
+	restarted, _ := sqlite.OpenSQLite(path, sqlledger.WithClock(clock))
+	defer restarted.Close()
+	p, _ = restarted.GetPause(ctx, "billing")
+	fmt.Println(p.Paused, p.Reason)
+	p, _ = restarted.SetPause(ctx, "billing", dstsafe.Pause{By: "ops@bastion", Reason: "fixed"})
+	fmt.Println(p.Paused, p.Since.Format(time.RFC3339))
+	// Output:
+	// true ops@bastion 2024-11-03T06:30:00Z
+	// true incident 42
+	// false 2024-11-03T07:30:00Z
 }

@@ -29,4 +29,7 @@ type Config struct {
 	// Opened: the *sql.DB was opened by OpenSQLite with the settings
 	// above already applied.
 	Opened bool
+	// MigrateTo, if not zero, is the schema version Migrate stops at
+	// (ledgertest makes databases of older versions with it).
+	MigrateTo int
 }

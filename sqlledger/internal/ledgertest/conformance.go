@@ -2,6 +2,8 @@ package ledgertest
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,13 +14,112 @@ import (
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
-// pendingSchedule: the table has no column for ClaimRequest.Schedule yet.
-var pendingSchedule = dstsafetest.WithoutSchedule("sqlledger: schedule column pending")
-
 func testConformance(t *testing.T, b Backend) {
+	var (
+		mu      sync.Mutex
+		targets = map[dstsafe.Ledger]Target{}
+		seconds int
+	)
 	dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
-		return b.New(t, sqlledger.WithClock(clock))
-	}, append(b.Broken(t), pendingSchedule)...)
+		l, tg := b.Unmigrated(t, sqlledger.WithClock(clock))
+		if err := l.Migrate(context.Background()); err != nil {
+			t.Fatalf("Migrate: %v", err)
+		}
+		mu.Lock()
+		targets[l] = tg
+		mu.Unlock()
+		return requireControl(t, l)
+	}, append(b.Broken(t), olderSchema(b), dstsafetest.WithSecondLedger(func(t *testing.T, clock *clockwork.FakeClock, l dstsafe.Ledger) dstsafe.Ledger {
+		mu.Lock()
+		tg, ok := targets[l]
+		seconds++
+		mu.Unlock()
+		if !ok {
+			t.Fatalf("second ledger asked for a ledger the suite was not given: %T", l)
+		}
+		return b.open(t, tg, sqlledger.WithClock(clock)) // its own *sql.DB: another process's pool
+	}))...)
+	if seconds == 0 && !t.Failed() {
+		t.Error("the suite never opened a second ledger: ControlShared did not run")
+	}
+}
+
+// requireControl fails the test unless l is a dstsafe.ControlLedger, so
+// that the suite's control subtests cannot quietly skip.
+func requireControl(t *testing.T, l dstsafe.Ledger) dstsafe.Ledger {
+	t.Helper()
+	if _, ok := l.(dstsafe.ControlLedger); !ok {
+		t.Fatalf("%T is not a dstsafe.ControlLedger: the suite would skip its control subtests", l)
+	}
+	return l
+}
+
+// olderSchema is a ledger on a database migrated by the previous release
+// (schema version 1) and not since: every call says ErrNotMigrated, which
+// is permanent, rather than failing in a way a caller would retry.
+func olderSchema(b Backend) dstsafetest.LedgerSuiteOption {
+	return dstsafetest.WithBrokenLedger("schema version 1", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+		l, _ := b.Unmigrated(t, sqlledger.WithClock(clock), AtVersion(1))
+		if err := l.Migrate(context.Background()); err != nil {
+			t.Fatalf("Migrate to version 1: %v", err)
+		}
+		return notMigrated{t, l}
+	})
+}
+
+// notMigrated checks that every error of the ledger wraps
+// sqlledger.ErrNotMigrated.
+type notMigrated struct {
+	t *testing.T
+	*sqlledger.Ledger
+}
+
+func (n notMigrated) check(err error) error {
+	n.t.Helper()
+	if !errors.Is(err, sqlledger.ErrNotMigrated) {
+		n.t.Errorf("on a version-1 database: %v, want ErrNotMigrated", err)
+	}
+	return err
+}
+
+func (n notMigrated) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	r, err := n.Ledger.Claim(ctx, req)
+	return r, n.check(err)
+}
+
+func (n notMigrated) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (dstsafe.Record, error) {
+	r, err := n.Ledger.Heartbeat(ctx, job, period, token, lease)
+	return r, n.check(err)
+}
+
+func (n notMigrated) Finish(ctx context.Context, job, period string, token int64, state dstsafe.State, reason string) (dstsafe.Record, error) {
+	r, err := n.Ledger.Finish(ctx, job, period, token, state, reason)
+	return r, n.check(err)
+}
+
+func (n notMigrated) Get(ctx context.Context, job, period string) (dstsafe.Record, error) {
+	r, err := n.Ledger.Get(ctx, job, period)
+	return r, n.check(err)
+}
+
+func (n notMigrated) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
+	r, err := n.Ledger.List(ctx, job, from, to)
+	return r, n.check(err)
+}
+
+func (n notMigrated) SetPause(ctx context.Context, job string, p dstsafe.Pause) (dstsafe.Pause, error) {
+	r, err := n.Ledger.SetPause(ctx, job, p)
+	return r, n.check(err)
+}
+
+func (n notMigrated) GetPause(ctx context.Context, job string) (dstsafe.Pause, error) {
+	r, err := n.Ledger.GetPause(ctx, job)
+	return r, n.check(err)
+}
+
+func (n notMigrated) Release(ctx context.Context, job, period, by, reason string) (dstsafe.Record, error) {
+	r, err := n.Ledger.Release(ctx, job, period, by, reason)
+	return r, n.check(err)
 }
 
 // The same suite through WithTx views, each call in its own committed
@@ -26,6 +127,10 @@ func testConformance(t *testing.T, b Backend) {
 // same. Relaxed: this variant checks transactions, Conformance the
 // durable default.
 func testConformanceInTx(t *testing.T, b Backend) {
+	var (
+		mu      sync.Mutex
+		targets = map[dstsafe.Ledger]Target{}
+	)
 	dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
 		tg := b.Fresh(t)
 		tg.Relaxed = true
@@ -33,8 +138,17 @@ func testConformanceInTx(t *testing.T, b Backend) {
 		if err := l.Migrate(context.Background()); err != nil {
 			t.Fatalf("Migrate: %v", err)
 		}
-		return txLedger{l}
-	}, pendingSchedule)
+		x := txLedger{l}
+		mu.Lock()
+		targets[x] = tg
+		mu.Unlock()
+		return requireControl(t, x)
+	}, dstsafetest.WithSecondLedger(func(t *testing.T, clock *clockwork.FakeClock, l dstsafe.Ledger) dstsafe.Ledger {
+		mu.Lock()
+		tg := targets[l]
+		mu.Unlock()
+		return txLedger{b.open(t, tg, sqlledger.WithClock(clock))}
+	}))
 }
 
 // txLedger runs each call in a transaction of its own through WithTx,
@@ -80,4 +194,16 @@ func (x txLedger) Get(ctx context.Context, job, period string) (dstsafe.Record, 
 
 func (x txLedger) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
 	return inTx(ctx, x.l, func(v *sqlledger.Ledger) ([]dstsafe.Record, error) { return v.List(ctx, job, from, to) })
+}
+
+func (x txLedger) SetPause(ctx context.Context, job string, p dstsafe.Pause) (dstsafe.Pause, error) {
+	return inTx(ctx, x.l, func(v *sqlledger.Ledger) (dstsafe.Pause, error) { return v.SetPause(ctx, job, p) })
+}
+
+func (x txLedger) GetPause(ctx context.Context, job string) (dstsafe.Pause, error) {
+	return inTx(ctx, x.l, func(v *sqlledger.Ledger) (dstsafe.Pause, error) { return v.GetPause(ctx, job) })
+}
+
+func (x txLedger) Release(ctx context.Context, job, period, by, reason string) (dstsafe.Record, error) {
+	return inTx(ctx, x.l, func(v *sqlledger.Ledger) (dstsafe.Record, error) { return v.Release(ctx, job, period, by, reason) })
 }

@@ -52,6 +52,10 @@ type Backend struct {
 // it opened: the Ledger's Close closes it.
 func OwnDB() sqlledger.Option { return func(c *config.Config) { c.CloseDB = true } }
 
+// AtVersion is an option for a ledger whose Migrate stops at schema
+// version v: a database as an older release of the package left it.
+func AtVersion(v int) sqlledger.Option { return func(c *config.Config) { c.MigrateTo = v } }
+
 // Unmigrated returns a ledger on a fresh target, closed when tb ends.
 func (b Backend) Unmigrated(tb testing.TB, opts ...sqlledger.Option) (*sqlledger.Ledger, Target) {
 	tb.Helper()
@@ -92,6 +96,8 @@ func Run(t *testing.T, b Backend) {
 		{"GroupCommit", testGroupCommit},
 		{"Migrate", testMigrate},
 		{"MigrateSchemaTooNew", testMigrateSchemaTooNew},
+		{"MigrateUpgrade", testMigrateUpgrade},
+		{"EditBetweenDeploys", testEditBetweenDeploys},
 		{"FreshStart", testFreshStart},
 		{"ClaimCommitsWithBusinessRows", testClaimCommitsWithBusinessRows},
 		{"RaceProcesses", testRaceProcesses},

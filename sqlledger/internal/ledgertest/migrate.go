@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/sqlledger"
@@ -67,5 +71,123 @@ func testMigrateSchemaTooNew(t *testing.T, b Backend) {
 	}
 	if err := l.Migrate(ctx); !errors.Is(err, sqlledger.ErrSchemaTooNew) {
 		t.Fatalf("Migrate on a newer schema = %v, want ErrSchemaTooNew", err)
+	}
+}
+
+// A database migrated by the previous release (schema version 1), with
+// records of every kind, is upgraded in place by every replica of the new
+// release starting at once, each with its own pool: one applies version
+// 2, the others find it done. The records keep what they had and read as
+// no schedule, never released; a holder from before the upgrade still
+// finishes its run; the new columns and the pause table then work.
+func testMigrateUpgrade(t *testing.T, b Backend) {
+	ctx := context.Background()
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC)) // 01:30 CDT
+	old, tg := b.Unmigrated(t, sqlledger.WithClock(clock), AtVersion(1))
+	if err := old.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate to version 1: %v", err)
+	}
+	if v, err := old.Version(ctx); err != nil || v != 1 {
+		t.Fatalf("Version of the old database = %d, %v; want 1", v, err)
+	}
+	// Rows as version 1 wrote them: its columns only.
+	ph, ts := "$%d", func(t time.Time) any { return t }
+	if old.Dialect() == sqlledger.SQLite {
+		ph, ts = "?%d", func(t time.Time) any { return t.UnixMicro() }
+	}
+	var marks []string
+	for i := 1; i <= 10; i++ {
+		marks = append(marks, fmt.Sprintf(ph, i))
+	}
+	insert := `INSERT INTO ` + old.Table() + ` (job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason)
+VALUES (` + strings.Join(marks, ", ") + `)`
+	t0 := clock.Now().Add(-24 * time.Hour)
+	rows := []struct {
+		period, status string
+		finished       any
+		reason         string
+	}{
+		{"2024-11-01", "succeeded", ts(t0.Add(time.Minute)), ""},
+		{"2024-11-02", "failed", ts(t0.Add(time.Minute)), "card processor down"},
+		{"2024-11-03", "running", nil, ""}, // claimed at 01:30 CDT, its holder still running
+	}
+	for i, r := range rows {
+		started := t0.Add(time.Duration(i) * 24 * time.Hour)
+		if _, err := old.DB().ExecContext(ctx, insert, "billing", r.period, r.status, "billing-1", int64(1), 1,
+			ts(started), r.finished, ts(started.Add(time.Hour)), r.reason); err != nil {
+			t.Fatalf("insert a version-1 row: %v", err)
+		}
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	replicas := make([]*sqlledger.Ledger, 4)
+	for i := range replicas {
+		replicas[i] = b.open(t, tg, sqlledger.WithClock(clock))
+	}
+	if _, err := replicas[0].Get(ctx, "billing", "2024-11-01"); !errors.Is(err, sqlledger.ErrNotMigrated) {
+		t.Fatalf("Get on a version-1 database = %v, want ErrNotMigrated", err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(replicas))
+	for i, l := range replicas {
+		wg.Go(func() { errs[i] = l.Migrate(ctx) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("replica %d upgrading at once: %v", i, err)
+		}
+	}
+	l := replicas[1]
+	if v, err := l.Version(ctx); err != nil || v != sqlledger.SchemaVersion {
+		t.Fatalf("Version after the upgrade = %d, %v; want %d", v, err, sqlledger.SchemaVersion)
+	}
+	var steps int
+	if err := l.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM `+l.Table()+`_schema`).Scan(&steps); err != nil || steps != sqlledger.SchemaVersion {
+		t.Fatalf("%s_schema has %d rows, %v; want one per version (%d)", l.Table(), steps, err, sqlledger.SchemaVersion)
+	}
+
+	recs, err := l.List(ctx, "billing", "", "")
+	if err != nil {
+		t.Fatalf("List after the upgrade: %v", err)
+	}
+	want := []dstsafe.State{dstsafe.StateSucceeded, dstsafe.StateFailed, dstsafe.StateRunning}
+	if len(recs) != len(want) {
+		t.Fatalf("List after the upgrade: %d records, want %d: %+v", len(recs), len(want), recs)
+	}
+	for i, r := range recs {
+		if r.Period != rows[i].period || r.State != want[i] || r.Owner != "billing-1" || r.Token != 1 || r.Reason != rows[i].reason ||
+			r.Schedule != "" || r.Released || r.ReleasedBy != "" || r.ReleaseReason != "" {
+			t.Errorf("record %d after the upgrade = %+v, want %s %s by billing-1, no schedule, not released", i, r, rows[i].period, want[i])
+		}
+	}
+	// The holder from before the upgrade finishes its run.
+	if f, err := replicas[2].Finish(ctx, "billing", "2024-11-03", 1, dstsafe.StateSucceeded, ""); err != nil || f.State != dstsafe.StateSucceeded {
+		t.Fatalf("Finish by the holder from before the upgrade = %+v, %v", f, err)
+	}
+	// The failed period is released and taken over once; the new claim
+	// keeps its schedule; pauses are kept.
+	if r, err := l.Release(ctx, "billing", "2024-11-02", "ops", "processor back"); err != nil || !r.Released || r.Reason != "card processor down" {
+		t.Fatalf("Release after the upgrade = %+v, %v", r, err)
+	}
+	const fp = "cron1;America/Chicago;2025b;first;shift;wall;0;0;30 1 * * *"
+	r, err := replicas[3].Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-02", Owner: "billing-2", Schedule: fp})
+	if err != nil || r.Attempt != 2 || r.Schedule != fp || r.ReleasedBy != "ops" {
+		t.Fatalf("takeover of the released period = %+v, %v; want attempt 2 with its schedule", r, err)
+	}
+	if p, err := l.SetPause(ctx, "billing", dstsafe.Pause{Paused: true, By: "ops"}); err != nil || !p.Paused {
+		t.Fatalf("SetPause after the upgrade = %+v, %v", p, err)
+	}
+	if p, err := replicas[0].GetPause(ctx, "billing"); err != nil || !p.Paused || p.By != "ops" {
+		t.Fatalf("GetPause through another replica = %+v, %v", p, err)
+	}
+	// Migrating again changes nothing.
+	if err := replicas[0].Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Get(ctx, "billing", "2024-11-02"); err != nil || got.Schedule != fp || got.Attempt != 2 {
+		t.Fatalf("Get after a second Migrate = %+v, %v", got, err)
 	}
 }
