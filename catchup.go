@@ -326,11 +326,12 @@ func (s *Scheduler) prime(rs *runState, j *job) bool {
 			continue
 		}
 		cursor := now.Add(-time.Nanosecond)
-		if o, ok := spec.nextAfter(now.Add(-spec.cfg.jitter)); ok && spec.cfg.jitter > 0 && !o.At.After(now) &&
-			spec.taskOf(j.name, o).start.After(now) {
-			// Due already, but its jittered start is still to come (at most
-			// one period is: the jitter is shorter than any interval).
-			cursor = o.At.Add(-time.Nanosecond)
+		if spec.cfg.jitter > 0 {
+			if o, ok := spec.nextAfter(now.Add(-spec.cfg.jitter)); ok && !o.At.After(now) && spec.taskOf(j.name, o).start.After(now) {
+				// Due already, but its jittered start is still to come (at
+				// most one period is: the jitter is shorter than any interval).
+				cursor = o.At.Add(-time.Nanosecond)
+			}
 		}
 		var edits []edit
 		if len(recs) > 0 && !recs[len(recs)-1].StartedAt.After(now) {
