@@ -224,7 +224,9 @@ WHERE table_schema = $1 AND table_name = $2 AND column_name IN ('job_name', 'per
 // PostgreSQL stops and starts while workers claim and a holder heartbeats:
 // the holder's heartbeat error reaches the job as a cancelled context,
 // claims fail with errors (never a false ErrAlreadyClaimed win or a double
-// win), and after the restart the ledger works again.
+// win), and after the restart the ledger works again. It stops the server
+// every other server-backed test uses: scripts/test runs it alone, after
+// the other modules' tests (go test -skip '^TestPostgresRestart$' there).
 func TestPostgresRestart(t *testing.T) {
 	ctl := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_CTL")
 	clock := clockwork.NewFakeClockAt(time.Now())
