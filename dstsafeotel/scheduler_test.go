@@ -89,7 +89,7 @@ func TestSchedulerAcrossTheFold(t *testing.T) {
 		want["sync"][kindOf(twice[i])]++
 	}
 	require.Equal(t, map[string]float64{"fold": 1, "unique": 1}, want["billing"]) // 11-03 and 11-04
-	require.Equal(t, float64(4), want["sync"]["fold"])                             // 01:00, 01:30, twice each
+	require.Equal(t, float64(4), want["sync"]["fold"])                            // 01:00, 01:30, twice each
 	require.Len(t, fires, int(want["billing"]["fold"]+want["billing"]["unique"]+want["sync"]["fold"]+want["sync"]["unique"]))
 
 	got := scrapeValues(t, scrape())
