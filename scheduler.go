@@ -546,7 +546,8 @@ func (s *Scheduler) byHand(job string) (*job, *jobSpec, *simulation) {
 // already has a record, so it did not run; a *JobError wrapping
 // ErrUnknownJob or ErrUnknownPeriod when job is not there or period is not
 // one of its schedule's periods (looked up within a few days of the date
-// the period key starts with); or a *JobError wrapping the ledger's error
+// the period key starts with, or of the business day Excluding moved it
+// to, however far: a run moved out of a closure keeps its period); or a *JobError wrapping the ledger's error
 // when the claim failed (one wrapping ErrMaxRuns when the job has used
 // its runs). It ignores the overlap and catch-up policies, the jitter and
 // a pause (an operator's explicit run), keeps the bounds and the run

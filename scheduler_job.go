@@ -230,8 +230,19 @@ func (sp *jobSpec) runOf(job string, o Occurrence, rec Record) Run {
 	}
 }
 
+// periodMover is a schedule whose occurrences may fire days away from the
+// date their period key starts with: Excluded moves them to a business day.
+type periodMover interface {
+	// firesOn returns the date, in the schedule's zone, on which the
+	// occurrence whose period key starts with date d fires (give or take a
+	// day a gap swallows), or false if no such occurrence fires.
+	firesOn(d Date) (Date, bool)
+}
+
 // findPeriod returns the spec's occurrence keyed period. Every period key
-// starts with the civil date ("2024-11-03..."), which bounds the search.
+// starts with the civil date ("2024-11-03...") of the wall reading it was
+// scheduled for, which bounds the search to a few days around the date it
+// fires on: that date, or the business day Excluding moved it to.
 func (sp *jobSpec) findPeriod(period string) (Occurrence, bool) {
 	if len(period) < len("2006-01-02") {
 		return Occurrence{}, false
@@ -239,6 +250,13 @@ func (sp *jobSpec) findPeriod(period string) (Occurrence, bool) {
 	d, err := time.Parse("2006-01-02", period[:10])
 	if err != nil {
 		return Occurrence{}, false
+	}
+	if m, ok := sp.occ.(periodMover); ok {
+		on, ok := m.firesOn(Date{d.Year(), d.Month(), d.Day()})
+		if !ok {
+			return Occurrence{}, false
+		}
+		d = time.Date(on.Year, on.Month, on.Day, 0, 0, 0, 0, time.UTC)
 	}
 	from, to := d.Add(-48*time.Hour), d.Add(72*time.Hour)
 	t := from
