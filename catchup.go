@@ -57,10 +57,11 @@ func (CatchUpSkip) catchUp()   {}
 const maxCatchUp = 10000
 
 // plan splits due tasks (oldest first) into those to run and those to
-// record as skipped, by the misfire threshold and catch-up policy.
+// record as skipped, by the misfire threshold and catch-up policy. A
+// task's lateness counts from its due start (jitter included).
 func (c jobConfig) plan(due []task, now time.Time) (run, skip []task) {
 	n := len(due)
-	for n > 0 && now.Sub(due[n-1].o.At) <= c.misfire {
+	for n > 0 && now.Sub(due[n-1].start) <= c.misfire {
 		n--
 	}
 	late, onTime := due[:n], due[n:]
@@ -73,7 +74,7 @@ func (c jobConfig) plan(due []task, now time.Time) (run, skip []task) {
 	case CatchUpAll:
 		first := len(late)
 		for i, t := range late {
-			if now.Sub(t.o.At) <= p.Window {
+			if now.Sub(t.start) <= p.Window {
 				first = i
 				break
 			}
@@ -96,9 +97,9 @@ func (c jobConfig) plan(due []task, now time.Time) (run, skip []task) {
 // loop's) while the job is out of the queue: it resumes the job from the
 // ledger if needed, collects the occurrences due by now (under the
 // schedules in force when they were due, across edits), puts the job back
-// in the queue for its next occurrence, records what the catch-up and
-// overlap policies skip, and runs the rest: in this goroutine when inline,
-// else in a new one.
+// in the queue for its next occurrence, records what the pause, catch-up
+// and overlap policies skip, and runs the rest: in this goroutine when
+// inline, else in a new one.
 func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 	s.mu.Lock()
 	primed := j.primed
@@ -128,7 +129,7 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		end := e.at.Add(-time.Nanosecond)
 		if e.spec != nil {
 			for o, ok := e.spec.nextAfter(cursor); ok && !o.At.After(end); o, ok = e.spec.nextAfter(o.At) {
-				due = appendDue(due, task{e.spec, o}, &dropped)
+				due = appendDue(due, e.spec.taskOf(j.name, o), &dropped)
 			}
 		}
 		if end.After(cursor) {
@@ -139,14 +140,48 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 	if len(edits) > 0 {
 		next, hasNext = spec.nextAfter(cursor)
 	}
-	for hasNext && !next.At.After(now) {
-		due = appendDue(due, task{spec, next}, &dropped)
+	for hasNext {
+		t := spec.taskOf(j.name, next)
+		if t.start.After(now) {
+			break
+		}
+		due = appendDue(due, t, &dropped)
 		cursor = next.At
 		next, hasNext = spec.nextAfter(cursor)
+	}
+
+	// The ledger's say: whether the job has used its runs, or is paused.
+	var paused []task
+	done := false
+	if len(due) > 0 {
+		ok := true
+		if spec.cfg.maxRuns > 0 {
+			done, ok = s.runsDone(rs, j.name, spec)
+		}
+		if ok && !done {
+			var p Pause
+			if p, ok = s.pauseOf(rs, j.name); ok {
+				due, paused = splitPaused(due, p)
+			}
+		}
+		if !ok {
+			// Run stops, or the ledger failed for good: nothing is lost,
+			// the next Run resumes after the latest record.
+			s.mu.Lock()
+			j.planning, j.primed = false, false
+			s.mu.Unlock()
+			return
+		}
+		if done {
+			due, hasNext = nil, false
+			s.log.Info("run limit reached: job done", "job", j.name, "max_runs", spec.cfg.maxRuns)
+		}
 	}
 	run, skip := spec.cfg.plan(due, now)
 
 	var batch, overlapped []task
+	serial := false
+	var cancelRunning context.CancelCauseFunc
 	s.mu.Lock()
 	j.cursor, j.next, j.hasNext, j.fresh = cursor, next, hasNext, true
 	j.planning = false
@@ -155,43 +190,73 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		case len(j.edits) > 0:
 			s.enqueue(j, now) // edited meanwhile: plan again at once
 		case hasNext:
-			s.enqueue(j, next.At)
+			s.enqueue(j, spec.taskOf(j.name, next).start)
 		}
-		switch {
+		switch mode := spec.cfg.overlap; {
 		case len(run) == 0:
 		case rs.stopped():
 			// Not claimed, so not lost: the next Run resumes after the
 			// latest record and catches these up by policy.
 			j.primed = false
-		case j.active == 0 || spec.cfg.overlap == OverlapAllow:
+		case mode == OverlapAllow:
 			batch = run
 			j.active++
-		case spec.cfg.overlap == OverlapQueue:
+		case j.active == 0:
+			j.queued = append(j.queued[:0], run...)
+			j.active++
+			serial = true
+		case mode == OverlapQueue:
 			j.queued = append(j.queued, run...)
-		default:
+		case mode == OverlapBufferOne:
+			k := min(max(1-len(j.queued), 0), len(run))
+			j.queued = append(j.queued, run[:k]...)
+			overlapped = run[k:]
+		case mode == OverlapCancelRunning:
+			overlapped = j.queued
+			j.queued = append([]task(nil), run...)
+			cancelRunning = j.cancelRun
+		default: // OverlapSkip
 			overlapped = run
 		}
 	}
 	s.mu.Unlock()
 
+	if cancelRunning != nil {
+		s.log.Warn("run cancelled: a newer period came due", "job", j.name, "period", run[0].o.Period)
+		cancelRunning(ErrOverlapCancelled)
+	}
+	if s.observed() {
+		for _, t := range paused {
+			s.emitTask(EventDue, j.name, t, 0, "", nil)
+		}
+		for _, t := range skip {
+			s.emitTask(EventDue, j.name, t, 0, "", nil)
+		}
+		for _, t := range run {
+			s.emitTask(EventDue, j.name, t, 0, "", nil)
+		}
+	}
 	if dropped > 0 {
 		s.log.Warn("run catch-up truncated", "job", j.name, "unrecorded_periods", dropped)
 	}
+	for _, t := range paused {
+		s.skip(rs, j, t, reasonPaused)
+	}
 	for _, t := range skip {
-		s.skip(rs, j, t, "missed: catch-up policy")
+		s.skip(rs, j, t, reasonCatchUp)
 	}
 	for _, t := range overlapped {
-		s.skip(rs, j, t, "overlap: previous run still running")
+		s.skip(rs, j, t, reasonOverlap)
 	}
 	if len(edits) > 0 {
 		s.markTookEffect(rs, j, spec, tookEffect, due)
 	}
 	switch {
-	case batch == nil:
+	case batch == nil && !serial:
 	case inline:
-		s.runBatch(rs, j, batch)
+		s.runBatch(rs, j, batch, serial)
 	default:
-		s.spawn(rs, func() { s.runBatch(rs, j, batch) })
+		s.spawn(rs, func() { s.runBatch(rs, j, batch, serial) })
 	}
 }
 
@@ -218,7 +283,10 @@ func (s *Scheduler) markTookEffect(rs *runState, j *job, spec *jobSpec, at time.
 			return
 		}
 	}
-	s.skip(rs, j, task{spec, o}, "before the schedule took effect")
+	if s.observed() {
+		s.emitTask(EventDue, j.name, spec.taskOf(j.name, o), 0, "", nil)
+	}
+	s.skip(rs, j, spec.taskOf(j.name, o), reasonEdit)
 }
 
 // resumeLookback lists how far back prime looks for a job's latest
@@ -228,7 +296,8 @@ var resumeLookback = []time.Duration{3 * 24 * time.Hour, 40 * 24 * time.Hour, 40
 
 // prime sets j's cursor from the ledger: the claim time of its latest
 // record, or just before now for a job with no record (it starts fresh
-// and catches up nothing). When that record was made under another
+// and catches up nothing; a period due before now whose jittered start is
+// after it is still to come). When that record was made under another
 // schedule, it queues the edit, so that plan counts missed periods under
 // the schedule that was in force. A transient ledger error is retried
 // with backoff on the clock; it returns false when Run stops first or the
@@ -257,6 +326,13 @@ func (s *Scheduler) prime(rs *runState, j *job) bool {
 			continue
 		}
 		cursor := now.Add(-time.Nanosecond)
+		if spec.cfg.jitter > 0 {
+			if o, ok := spec.nextAfter(now.Add(-spec.cfg.jitter)); ok && !o.At.After(now) && spec.taskOf(j.name, o).start.After(now) {
+				// Due already, but its jittered start is still to come (at
+				// most one period is: the jitter is shorter than any interval).
+				cursor = o.At.Add(-time.Nanosecond)
+			}
+		}
 		var edits []edit
 		if len(recs) > 0 && !recs[len(recs)-1].StartedAt.After(now) {
 			last := recs[len(recs)-1]
@@ -315,6 +391,7 @@ func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
 		var ce *ClaimedError
 		switch {
 		case errors.As(err, &ce):
+			s.emitTask(EventClaimedElsewhere, j.name, t, ce.Existing.Attempt, "", nil)
 			return // already has its record
 		case isPermanent(err):
 			s.fail(rs, j.name, err)
@@ -330,6 +407,7 @@ func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
 		return
 	}
 	s.log.Warn("run skipped", "job", j.name, "period", t.o.Period, "due", t.o.At, "reason", reason)
+	s.emitTask(EventSkipped, j.name, t, rec.Attempt, reason, nil)
 }
 
 // fingerprintNow is the fingerprint of j's schedule in force now, which

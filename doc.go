@@ -99,6 +99,27 @@
 // in force (see [CatchUpPolicy]). The cost of a fire is O(log N) in the
 // number of jobs, and ledger I/O never runs on the loop goroutine.
 //
+// # Operating jobs
+//
+// Every period has a ledger record, so what operators decide about a job
+// lives in the ledger too, and every replica sharing it obeys. The period
+// key stays the schedule's nominal one whatever happens.
+// [Scheduler.Pause] and [Scheduler.Resume] pause a job durably and
+// cluster-wide (on a [ControlLedger]): each period due while it is paused,
+// both readings of a fold included, is recorded as skipped ("paused"), and
+// a resumed job goes on from the instant of the Resume with no burst,
+// under every catch-up policy; [WithPauseOnFailure] pauses it after n
+// consecutive failed periods. [Scheduler.Backfill] runs the periods of a
+// range that have no record, through the same claim, lease and fencing
+// path, so a second backfill runs nothing. [WithJitter] delays each start
+// by a hash of (job, period), below the schedule's shortest interval,
+// which the transitions shorten. [WithBounds] and [WithMaxRuns] limit a
+// job to a window and to n succeeded periods, the count kept in the
+// ledger by run slots. [OverlapCancelRunning] and [OverlapBufferOne] join
+// the overlap policies. [Scheduler.Describe] lists the next occurrences
+// with their Kind and Period, the latest record and the pause state, and
+// an [Observer] set with [WithObserver] sees every event of every period.
+//
 // # Nil arguments
 //
 // One rule in every package of the module. An option given a nil

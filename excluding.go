@@ -153,12 +153,30 @@ func (e *Excluded) business(d Date) (Date, bool) {
 	return Date{}, false
 }
 
-// taken records the instants given to moved occurrences of one day.
+// firesOn returns the business day the occurrences scheduled on date d
+// fire on (d itself on a business day), or false when the policy drops
+// them or no business day comes within maxHolidayRun days. The outermost
+// Excluding decides: it moves by the scheduled date, whatever an inner
+// one did.
+func (e *Excluded) firesOn(d Date) (Date, bool) {
+	if e.policy == SkipHoliday {
+		return d, !e.cal.Contains(d)
+	}
+	return e.business(d)
+}
+
+// taken records the instants given to moved occurrences of one day. The
+// first eight live in an array (no allocation for the usual holiday);
+// past them, a set, and for each base instant the last one given from it:
+// every second between the two is taken or fired, so the next search from
+// that base starts after it, and a day receiving n moved runs costs O(n),
+// not O(n^2) (a closure of a year moves hundreds of runs to one day).
 type taken struct {
 	day  Date
 	n    int
 	at   [8]int64
-	more []int64
+	more map[int64]struct{}
+	last map[int64]int64
 }
 
 func (tk *taken) has(u int64) bool {
@@ -167,22 +185,35 @@ func (tk *taken) has(u int64) bool {
 			return true
 		}
 	}
-	for _, v := range tk.more {
-		if v == u {
-			return true
-		}
-	}
-	return false
+	_, ok := tk.more[u]
+	return ok
 }
 
-func (tk *taken) add(day Date, u int64) {
+// from returns the first instant worth trying for a run moved to day at
+// base.
+func (tk *taken) from(day Date, base int64) int64 {
+	if tk.day == day {
+		if l, ok := tk.last[base]; ok {
+			return l + 1
+		}
+	}
+	return base
+}
+
+func (tk *taken) add(day Date, base, u int64) {
 	if day != tk.day {
 		*tk = taken{day: day}
 	}
 	if tk.n < len(tk.at) {
 		tk.at[tk.n] = u
 	} else {
-		tk.more = append(tk.more, u)
+		if tk.more == nil {
+			tk.more, tk.last = map[int64]struct{}{}, map[int64]int64{}
+		}
+		tk.more[u] = struct{}{}
+	}
+	if tk.last != nil {
+		tk.last[base] = u
 	}
 	tk.n++
 }
@@ -226,6 +257,31 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 		scan = dayStart(d, loc).Add(-time.Nanosecond)
 	}
 	limit := dA.AddDays(maxHolidayRun)
+	// The dates business walks through on its way to a business day are
+	// holidays that move to the same one: remember the last walk, or a
+	// closure of n days costs n^2 calendar lookups.
+	var memo struct {
+		lo, hi, to Date
+		ok         bool
+	}
+	biz := func(d Date) (Date, bool) {
+		if memo.ok && !d.Before(memo.lo) && !d.After(memo.hi) {
+			return memo.to, true
+		}
+		if memo.ok && e.policy == PreviousBusinessDay && d == memo.hi.AddDays(1) && e.cal.Contains(d) {
+			memo.hi = d // the scan goes forward: the walk back grows by one
+			return memo.to, true
+		}
+		to, ok := e.business(d)
+		switch {
+		case !ok || to == d:
+		case to.After(d):
+			memo.lo, memo.hi, memo.to, memo.ok = d, to.AddDays(-1), to, true
+		default:
+			memo.lo, memo.hi, memo.to, memo.ok = to.AddDays(1), d, to, true
+		}
+		return to, ok
+	}
 	var tk taken
 	var best, bestOrig time.Time
 	found := false
@@ -235,7 +291,7 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 			break
 		}
 		t = o.at
-		target, ok := e.business(o.date)
+		target, ok := biz(o.date)
 		switch {
 		case !ok:
 			return best, bestOrig, found // closed for ten years: never again
@@ -256,7 +312,7 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 		w := Wall{Year: target.Year, Month: target.Month, Day: target.Day,
 			Hour: int(o.tod / 3600), Minute: int(o.tod / 60 % 60), Second: int(o.tod % 60)}
 		base, _ := Resolve(w, loc, Compatible)
-		u := base.Unix()
+		u := tk.from(target, base.Unix())
 		for k := 0; k < 86400; k++ {
 			if tk.day == target && tk.has(u) || e.fires(u) {
 				u++
@@ -264,7 +320,7 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 			}
 			break
 		}
-		tk.add(target, u)
+		tk.add(target, base.Unix(), u)
 		if m := time.Unix(u, 0).In(loc); m.After(after) && (!found || m.Before(best)) {
 			best, bestOrig, found = m, o.at, true
 		}

@@ -1,11 +1,8 @@
 package dstsafe
 
 import (
+	"context"
 	"math"
-	"os"
-	"path/filepath"
-	"sync"
-	"testing"
 	"time"
 )
 
@@ -35,32 +32,18 @@ func InstallZoneTable(loc *time.Location, end int64) bool {
 	return tableFor(loc) == z
 }
 
-var (
-	pinnedMu   sync.Mutex
-	pinnedLocs = map[string]*time.Location{}
-)
-
-// pinned loads a zone from the tzdata dstsafetest.Zone embeds, for
-// scheduler_internal_test.go, the last test in package dstsafe (which
-// cannot import dstsafetest: it imports dstsafe). Remove it when that
-// test moves to package dstsafe_test.
-func pinned(tb testing.TB, name string) *time.Location {
-	tb.Helper()
-	pinnedMu.Lock()
-	defer pinnedMu.Unlock()
-	if loc, ok := pinnedLocs[name]; ok {
-		return loc
-	}
-	data, err := os.ReadFile(filepath.Join("dstsafetest", "zoneinfo", filepath.FromSlash(name)))
-	if err != nil {
-		tb.Fatalf("pinned zone %s: %v", name, err)
-	}
-	loc, err := time.LoadLocationFromTZData(name, data)
-	if err != nil {
-		tb.Fatalf("pinned zone %s: %v", name, err)
-	}
-	pinnedLocs[name] = loc
-	return loc
+// RunTraced runs s as Run does, with the simulation seam's bookkeeping of
+// its goroutines but no fake clock driven for it, for the tests that move
+// the clock themselves (scheduler_run_test.go). idle reports, at instant
+// now, whether no goroutine is busy or due, the earliest instant a parked
+// goroutine waits for (zero if none), how many times goroutines have
+// parked so far, and a channel closed at the next change; done receives
+// Run's result.
+func RunTraced(ctx context.Context, s *Scheduler) (idle func(now time.Time) (ok bool, next time.Time, parks uint64, changed <-chan struct{}), done <-chan error) {
+	sim := &simulation{}
+	ch := make(chan error, 1)
+	go func() { ch <- s.run1(ctx, sim) }()
+	return sim.act.idle, ch
 }
 
 // SameZoneTable reports whether a and b share one offset table (zones

@@ -1,6 +1,7 @@
 package dstsafe
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -16,6 +17,7 @@ type schedulerConfig struct {
 	owner        string
 	drainTimeout time.Duration
 	wakeInterval time.Duration
+	observers    []Observer
 }
 
 // The defaults of WithDrainTimeout and WithWakeInterval.
@@ -87,6 +89,18 @@ func WithWakeInterval(d time.Duration) SchedulerOption {
 	return func(cfg *schedulerConfig) { cfg.wakeInterval = d }
 }
 
+// WithObserver tells o about everything the Scheduler does with each
+// period (see Observer and EventType for what is emitted where). Several
+// WithObserver options all observe, in the order given; a nil Observer is
+// ignored. Defaults to none.
+func WithObserver(o Observer) SchedulerOption {
+	return func(cfg *schedulerConfig) {
+		if o != nil {
+			cfg.observers = append(cfg.observers, o)
+		}
+	}
+}
+
 // JobOption configures one job in Scheduler.Add and Scheduler.Update. A
 // nil JobOption is ignored.
 type JobOption func(*jobConfig)
@@ -102,6 +116,10 @@ type jobConfig struct {
 	misfire      time.Duration
 	runDateLoc   *time.Location
 	scheduleLoc  *time.Location
+	jitter       time.Duration
+	bounds       *bounds // WithBounds; nil: none
+	maxRuns      int
+	pauseAfter   int   // WithPauseOnFailure; 0: never
 	err          error // the first bad option, returned by Add
 }
 
@@ -199,6 +217,51 @@ func WithScheduleLocation(loc *time.Location) JobOption {
 	}
 }
 
+// WithBounds limits the job to the periods due from start to end, both
+// included: no period due before start or after end runs, is caught up or
+// is recorded, and RunNow and Backfill refuse or pass over them. A zero
+// start or end leaves that side open. The bounds compare the instant the
+// schedule's fold and gap policies give a period (Occurrence.At), never
+// its wall reading: a start of 2024-11-03 07:00Z (01:00 CST, the instant
+// the Chicago clocks went back) keeps the second 01:30 of a FoldBoth job
+// (01:30 CST) and drops the first (01:30 CDT, 06:30Z); an end of 03:00 CDT
+// on 2024-03-10 drops a 02:30 job's run that the gap shifted to 03:30 CDT.
+// After end the job has nothing left to run (Describe lists no next
+// occurrence). An end before start is an *ArgError wrapping
+// ErrInvalidRange.
+func WithBounds(start, end time.Time) JobOption {
+	return func(c *jobConfig) {
+		if !start.IsZero() && !end.IsZero() && end.Before(start) {
+			c.fail(&ArgError{Func: "WithBounds", Arg: "end", Err: fmt.Errorf("%w: end %s before start %s",
+				ErrInvalidRange, end.Format(time.RFC3339), start.Format(time.RFC3339))})
+			return
+		}
+		c.bounds = &bounds{start, end}
+		if start.IsZero() && end.IsZero() {
+			c.bounds = nil
+		}
+	}
+}
+
+// bounds are WithBounds' instants; a zero one is open. A pointer in
+// jobConfig, which every job has: most jobs have none.
+type bounds struct{ start, end time.Time }
+
+// startOf and endOf are the bounds of c, zero when open.
+func (c *jobConfig) startOf() time.Time {
+	if c.bounds == nil {
+		return time.Time{}
+	}
+	return c.bounds.start
+}
+
+func (c *jobConfig) endOf() time.Time {
+	if c.bounds == nil {
+		return time.Time{}
+	}
+	return c.bounds.end
+}
+
 // fail keeps the first bad option's error for Add.
 func (c *jobConfig) fail(err error) {
 	if c.err == nil {
@@ -207,19 +270,34 @@ func (c *jobConfig) fail(err error) {
 }
 
 // Overlap says what happens when a period comes due while the same job's
-// previous run has not finished.
+// previous run has not finished. Runs of one job started by Backfill or
+// RunNow are not counted: the ledger keeps two runs of one period apart,
+// the overlap policy only keeps runs of different periods apart.
 type Overlap uint8
 
 const (
 	// OverlapSkip records the new period as skipped. The default.
 	OverlapSkip Overlap = iota
-	// OverlapQueue runs the new period after the running one finishes.
+	// OverlapQueue runs the new period after the running one finishes;
+	// any number may wait, and they run oldest first.
 	OverlapQueue
 	// OverlapAllow runs the new period at once, concurrently.
 	OverlapAllow
+	// OverlapCancelRunning cancels the running period's context (its
+	// cause is ErrOverlapCancelled, and it is recorded failed unless it
+	// returns nil anyway, never retried), waits for it to return, then
+	// runs the new period. A period still waiting when a newer one comes
+	// due is recorded as skipped: the newest period wins.
+	OverlapCancelRunning
+	// OverlapBufferOne lets one period wait for the running one, as
+	// Temporal's BufferOne does: it runs when the running one finishes. A
+	// period that comes due while one is already waiting is recorded as
+	// skipped.
+	OverlapBufferOne
 )
 
-// String returns "skip", "queue" or "allow".
+// String returns "skip", "queue", "allow", "cancel-running" or
+// "buffer-one".
 func (o Overlap) String() string {
 	switch o {
 	case OverlapSkip:
@@ -228,6 +306,10 @@ func (o Overlap) String() string {
 		return "queue"
 	case OverlapAllow:
 		return "allow"
+	case OverlapCancelRunning:
+		return "cancel-running"
+	case OverlapBufferOne:
+		return "buffer-one"
 	}
 	return "invalid"
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,3 +58,43 @@ func mustCron(t testing.TB, spec string, opts ...dstsafe.CronOption) *dstsafe.Cr
 }
 
 func nop(context.Context, dstsafe.Run) error { return nil }
+
+// eventLog is an Observer that keeps every event.
+type eventLog struct {
+	mu     sync.Mutex
+	events []dstsafe.Event
+}
+
+func (l *eventLog) Observe(e dstsafe.Event) {
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+}
+
+// all returns the events so far, in the order they were observed.
+func (l *eventLog) all() []dstsafe.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.events)
+}
+
+// has reports whether an event of type typ about period was observed.
+func (l *eventLog) has(typ dstsafe.EventType, period string) bool {
+	for _, e := range l.all() {
+		if e.Type == typ && e.Period == period {
+			return true
+		}
+	}
+	return false
+}
+
+// types lists the types of the events about period of job, in order.
+func (l *eventLog) types(job, period string) []dstsafe.EventType {
+	var out []dstsafe.EventType
+	for _, e := range l.all() {
+		if e.Job == job && e.Period == period {
+			out = append(out, e.Type)
+		}
+	}
+	return out
+}

@@ -38,6 +38,12 @@ var (
 	// ErrJobTimeout is the cause of a job context cancelled by WithTimeout
 	// (context.Cause).
 	ErrJobTimeout = errors.New("dstsafe: job timeout")
+	// ErrOverlapCancelled is the cause of a job context cancelled because
+	// a newer period came due (OverlapCancelRunning).
+	ErrOverlapCancelled = errors.New("dstsafe: cancelled: a newer period came due")
+	// ErrInvalidRange: an empty or reversed range (WithBounds, Backfill)
+	// or a negative duration or count (WithJitter, WithMaxRuns).
+	ErrInvalidRange = errors.New("dstsafe: invalid range")
 )
 
 // JobError is the error Add, Update, Remove, RunNow and Run return about a
@@ -84,6 +90,8 @@ func (e *JobError) Unwrap() error { return e.Err }
 type Scheduler struct {
 	clock        Clock
 	ledger       Ledger
+	control      ControlLedger // ledger, when it is one; else nil
+	observers    []Observer
 	log          *slog.Logger
 	owner        string
 	drainTimeout time.Duration
@@ -150,9 +158,12 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 		}
 		cfg.owner = host + ":" + strconv.Itoa(os.Getpid())
 	}
+	control, _ := cfg.ledger.(ControlLedger)
 	return &Scheduler{
 		clock:        cfg.clock,
 		ledger:       cfg.ledger,
+		control:      control,
+		observers:    cfg.observers,
 		log:          cfg.logger,
 		owner:        cfg.owner,
 		drainTimeout: cfg.drainTimeout,
@@ -189,7 +200,7 @@ func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context
 	if fn == nil {
 		return fail(ErrNilJobFunc)
 	}
-	spec, err := newJobSpec(sched, fn, opts)
+	spec, err := s.newJobSpec(name, sched, fn, opts)
 	if err != nil {
 		return fail(err)
 	}
@@ -235,7 +246,7 @@ func (s *Scheduler) Update(name string, sched Schedule, opts ...JobOption) error
 	if j == nil {
 		return &JobError{Job: name, Err: ErrUnknownJob}
 	}
-	spec, err := newJobSpec(sched, fn, opts)
+	spec, err := s.newJobSpec(name, sched, fn, opts)
 	if err != nil {
 		return &JobError{Job: name, Err: err}
 	}
@@ -248,7 +259,14 @@ func (s *Scheduler) Update(name string, sched Schedule, opts ...JobOption) error
 	old := j.spec
 	j.spec = spec
 	if spec.fp() != "" && sameSchedule(old.fp(), spec.fp()) {
-		return nil // same periods: cursor and next stay
+		// Same periods: cursor and next stay. A job that had nothing left
+		// (its runs used, its bounds passed) may have some again, from the
+		// instant of the Update on.
+		if j.primed && !j.planning && j.qi < 0 && j.active == 0 {
+			j.cursor, j.fresh = at.Add(-time.Nanosecond), false
+			s.enqueue(j, at)
+		}
+		return nil
 	}
 	if !j.primed && !j.planning {
 		// Not running: a later Run finds the change from the ledger.
@@ -503,18 +521,12 @@ func (s *Scheduler) fail(rs *runState, job string, err error) {
 	})
 }
 
-// RunNow claims period of job and runs it in the caller's goroutine, for
-// operators re-running or back-filling a period by hand. It returns the
-// job's error; a *ClaimedError (errors.Is ErrAlreadyClaimed) when the period
-// already has a record, so it did not run; a *JobError wrapping
-// ErrUnknownJob or ErrUnknownPeriod when job is not there or period is not
-// one of its schedule's periods (looked up within a few days of the date
-// the period key starts with); or a *JobError wrapping the ledger's error
-// when the claim failed. It ignores the overlap and catch-up policies and
-// does not need Run to be running. Every wait (a retry's backoff) ends
-// when ctx does.
-func (s *Scheduler) RunNow(ctx context.Context, job, period string) error {
+// byHand looks job up (nil if it is not there) for a run by hand, RunNow
+// or Backfill, with the spec in force, and counts the caller busy under
+// Simulate: the caller calls sim.end when done.
+func (s *Scheduler) byHand(job string) (*job, *jobSpec, *simulation) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	j := s.jobs[job]
 	var sim *simulation
 	if s.run != nil {
@@ -525,7 +537,24 @@ func (s *Scheduler) RunNow(ctx context.Context, job, period string) error {
 		spec = j.spec
 	}
 	sim.begin()
-	s.mu.Unlock()
+	return j, spec, sim
+}
+
+// RunNow claims period of job and runs it in the caller's goroutine, for
+// operators re-running or back-filling a period by hand. It returns the
+// job's error; a *ClaimedError (errors.Is ErrAlreadyClaimed) when the period
+// already has a record, so it did not run; a *JobError wrapping
+// ErrUnknownJob or ErrUnknownPeriod when job is not there or period is not
+// one of its schedule's periods (looked up within a few days of the date
+// the period key starts with, or of the business day Excluding moved it
+// to, however far: a run moved out of a closure keeps its period); or a *JobError wrapping the ledger's error
+// when the claim failed (one wrapping ErrMaxRuns when the job has used
+// its runs). It ignores the overlap and catch-up policies, the jitter and
+// a pause (an operator's explicit run), keeps the bounds and the run
+// limit, and does not need Run to be running. Every wait (a retry's
+// backoff) ends when ctx does.
+func (s *Scheduler) RunNow(ctx context.Context, job, period string) error {
+	j, spec, sim := s.byHand(job)
 	defer sim.end()
 	if j == nil {
 		return &JobError{Job: job, Period: period, Err: ErrUnknownJob}
@@ -534,12 +563,12 @@ func (s *Scheduler) RunNow(ctx context.Context, job, period string) error {
 	if !ok {
 		return &JobError{Job: job, Period: period, Err: ErrUnknownPeriod}
 	}
-	err, ledgerErr := s.execute(runEnv{ctx: ctx, sim: sim}, j, task{spec: spec, o: o})
-	if ledgerErr != nil {
-		if errors.Is(ledgerErr, ErrAlreadyClaimed) {
-			return ledgerErr
+	out := s.execute(runEnv{ctx: ctx, sim: sim}, j, task{spec: spec, o: o})
+	if out.ledgerErr != nil {
+		if errors.Is(out.ledgerErr, ErrAlreadyClaimed) {
+			return out.ledgerErr
 		}
-		return &JobError{Job: job, Period: period, Err: ledgerErr}
+		return &JobError{Job: job, Period: period, Err: out.ledgerErr}
 	}
-	return err
+	return out.fire.Err
 }

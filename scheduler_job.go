@@ -29,7 +29,10 @@ type job struct {
 	due      time.Time // when in the queue: the instant it comes due
 	qi       int       // index in the queue, -1 when not in it
 	active   int       // goroutines running this job's periods
-	queued   []task    // OverlapQueue: periods waiting for the running batch
+	queued   []task    // periods waiting for the running one (every mode but Allow)
+	// cancelRun cancels the running period's context, for
+	// OverlapCancelRunning; nil when none runs.
+	cancelRun context.CancelCauseFunc
 }
 
 // jobSpec is what Add or Update was given, checked; immutable. A run keeps
@@ -60,6 +63,19 @@ func (sp *jobSpec) fp() string {
 type task struct {
 	spec *jobSpec
 	o    Occurrence
+	// start is when it is due to start: o.At plus the job's jitter (see
+	// WithJitter), the instant the misfire threshold counts from. Zero for
+	// a period run by hand (RunNow, Backfill): manual.
+	start time.Time
+}
+
+// manual reports whether t was started by hand (RunNow, Backfill), not
+// by the schedule.
+func (t task) manual() bool { return t.start.IsZero() }
+
+// taskOf is the scheduled task of occurrence o of job under sp.
+func (sp *jobSpec) taskOf(job string, o Occurrence) task {
+	return task{spec: sp, o: o, start: o.At.Add(sp.jitterOf(job, o.Period))}
 }
 
 // edit is a schedule change: spec was in force until at (nil when it is
@@ -70,7 +86,29 @@ type edit struct {
 	at   time.Time
 }
 
-// newJobSpec checks a schedule and its options for Add and Update.
+// newJobSpec checks a schedule and its options for job name, for Add and
+// Update: what needs the Scheduler (its clock, its ledger) too.
+func (s *Scheduler) newJobSpec(name string, sched Schedule, fn func(context.Context, Run) error, opts []JobOption) (*jobSpec, error) {
+	spec, err := newJobSpec(sched, fn, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &spec.cfg
+	if cfg.maxRuns > 0 {
+		if err := validateKey("job", maxRunsJob(name)); err != nil {
+			return nil, fmt.Errorf("%w: too long for WithMaxRuns: %w", ErrInvalidJobName, err)
+		}
+	}
+	if cfg.pauseAfter > 0 && s.control == nil {
+		return nil, fmt.Errorf("%w: WithPauseOnFailure needs a ControlLedger, %T is not one", ErrNotSupported, s.ledger)
+	}
+	if err := spec.checkJitter(s.clock.Now()); err != nil {
+		return nil, err
+	}
+	return spec, nil
+}
+
+// newJobSpec checks a schedule and its options.
 func newJobSpec(sched Schedule, fn func(context.Context, Run) error, opts []JobOption) (*jobSpec, error) {
 	if sched == nil || isNilCron(sched) {
 		return nil, ErrNilSchedule
@@ -84,7 +122,7 @@ func newJobSpec(sched Schedule, fn func(context.Context, Run) error, opts []JobO
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	if cfg.overlap > OverlapAllow {
+	if cfg.overlap > OverlapBufferOne {
 		return nil, &ArgError{Func: "WithOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %d", ErrUnknownPolicy, cfg.overlap)}
 	}
 	if cfg.lease <= 0 {
@@ -107,8 +145,25 @@ func isNilCron(sched Schedule) bool {
 	return ok && c == nil
 }
 
-// nextAfter returns the spec's first occurrence strictly after t.
+// nextAfter returns the spec's first occurrence strictly after t, within
+// the job's bounds (WithBounds).
 func (sp *jobSpec) nextAfter(t time.Time) (Occurrence, bool) {
+	if sp.cfg.bounds == nil {
+		return sp.nextOf(t)
+	}
+	if b := sp.cfg.bounds.start; !b.IsZero() && t.Before(b) {
+		t = b.Add(-time.Nanosecond)
+	}
+	o, ok := sp.nextOf(t)
+	if !ok || (!sp.cfg.bounds.end.IsZero() && o.At.After(sp.cfg.bounds.end)) {
+		return Occurrence{}, false
+	}
+	return o, true
+}
+
+// nextOf returns the schedule's first occurrence strictly after t,
+// ignoring the bounds.
+func (sp *jobSpec) nextOf(t time.Time) (Occurrence, bool) {
 	var o Occurrence
 	if sp.occ != nil {
 		var ok bool
@@ -175,8 +230,19 @@ func (sp *jobSpec) runOf(job string, o Occurrence, rec Record) Run {
 	}
 }
 
+// periodMover is a schedule whose occurrences may fire days away from the
+// date their period key starts with: Excluded moves them to a business day.
+type periodMover interface {
+	// firesOn returns the date, in the schedule's zone, on which the
+	// occurrence whose period key starts with date d fires (give or take a
+	// day a gap swallows), or false if no such occurrence fires.
+	firesOn(d Date) (Date, bool)
+}
+
 // findPeriod returns the spec's occurrence keyed period. Every period key
-// starts with the civil date ("2024-11-03..."), which bounds the search.
+// starts with the civil date ("2024-11-03...") of the wall reading it was
+// scheduled for, which bounds the search to a few days around the date it
+// fires on: that date, or the business day Excluding moved it to.
 func (sp *jobSpec) findPeriod(period string) (Occurrence, bool) {
 	if len(period) < len("2006-01-02") {
 		return Occurrence{}, false
@@ -184,6 +250,13 @@ func (sp *jobSpec) findPeriod(period string) (Occurrence, bool) {
 	d, err := time.Parse("2006-01-02", period[:10])
 	if err != nil {
 		return Occurrence{}, false
+	}
+	if m, ok := sp.occ.(periodMover); ok {
+		on, ok := m.firesOn(Date{d.Year(), d.Month(), d.Day()})
+		if !ok {
+			return Occurrence{}, false
+		}
+		d = time.Date(on.Year, on.Month, on.Day, 0, 0, 0, 0, time.UTC)
 	}
 	from, to := d.Add(-48*time.Hour), d.Add(72*time.Hour)
 	t := from

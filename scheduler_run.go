@@ -18,64 +18,114 @@ type runEnv struct {
 	rs       *runState       // nil for RunNow: ledger errors are returned, not fatal
 	// finishCtx records outcomes: it does not end with ctx (nil: derive it).
 	finishCtx context.Context
+	// live: a run of the schedule (runBatch), which OverlapCancelRunning
+	// may cancel; RunNow and Backfill are not.
+	live bool
 }
 
 func (rs *runState) env() runEnv {
 	return runEnv{ctx: rs.jobCtx, stopping: rs.stopping, sim: rs.sim, rs: rs, finishCtx: rs.finishCtx}
 }
 
-// runBatch runs a batch of periods of one job in order, then whatever the
-// overlap queue collected meanwhile, until Run stops or the job is
-// removed.
-func (s *Scheduler) runBatch(rs *runState, j *job, batch []task) {
+// planEnv is the environment of a planner's ledger calls: they end with
+// Run's context.
+func (rs *runState) planEnv() runEnv {
+	return runEnv{ctx: rs.ctx, stopping: rs.stopping, sim: rs.sim, rs: rs}
+}
+
+// runBatch runs periods of one job in order until Run stops or the job is
+// removed: batch (OverlapAllow), or, when serial, the job's queue, which
+// the planners keep filling while it runs (every other overlap mode).
+func (s *Scheduler) runBatch(rs *runState, j *job, batch []task, serial bool) {
 	env := rs.env()
-	for {
-		for _, t := range batch {
-			s.mu.Lock()
-			stop, removed := rs.stopped(), j.removed
-			if stop || removed {
-				if stop {
-					// Not claimed, so not lost: the next Run resumes after
-					// the latest record and catches these up by policy.
-					j.primed = false
-				}
-				j.active--
+	env.live = true
+	for i := 0; ; i++ {
+		s.mu.Lock()
+		stop, removed := rs.stopped(), j.removed
+		if stop || removed {
+			if stop {
+				// Not claimed, so not lost: the next Run resumes after
+				// the latest record and catches these up by policy.
+				j.primed = false
+			}
+			j.active--
+			if serial {
 				j.queued = nil
-				s.mu.Unlock()
-				return
 			}
 			s.mu.Unlock()
-			s.execute(env, j, t)
+			return
 		}
-		s.mu.Lock()
-		if len(j.queued) == 0 {
+		var t task
+		switch {
+		case serial && len(j.queued) > 0:
+			t, j.queued = j.queued[0], j.queued[1:]
+		case !serial && i < len(batch):
+			t = batch[i]
+		default:
 			j.active--
 			s.mu.Unlock()
 			return
 		}
-		batch, j.queued = j.queued, nil
 		s.mu.Unlock()
+		if serial && i > 0 {
+			// It waited for the one before: the job may have been paused
+			// meanwhile.
+			p, ok := s.pauseOf(rs, j.name)
+			if !ok {
+				continue // Run stops: the loop's check ends the batch
+			}
+			if _, paused := splitPaused([]task{t}, p); len(paused) > 0 {
+				s.skip(rs, j, t, reasonPaused)
+				continue
+			}
+		}
+		s.execute(env, j, t)
 	}
 }
 
-// execute claims t and runs it, retrying by the job's policy. It returns
-// the job's last error, or as ledgerErr the claim error (a *ClaimedError
-// when the period was claimed before).
-func (s *Scheduler) execute(env runEnv, j *job, t task) (err, ledgerErr error) {
+// outcome is what running one period came to.
+type outcome struct {
+	fire Fire // the last attempt, when ran
+	ran  bool
+	// ledgerErr is why it did not run: the claim's error (a *ClaimedError
+	// when the period was claimed before), or one wrapping ErrMaxRuns.
+	ledgerErr error
+}
+
+// execute claims t and runs it, retrying by the job's policy.
+func (s *Scheduler) execute(env runEnv, j *job, t task) outcome {
+	if t.manual() {
+		s.emitTask(EventDue, j.name, t, 0, "", nil) // the planner emits the others'
+	}
 	retry := t.spec.cfg.retry
+	var out outcome
 	for {
 		rec, err := s.claim(env, j, t)
 		if err != nil {
-			return nil, err
+			out.ledgerErr = err
+			return out
 		}
-		err = s.invoke(env, j, t, rec)
-		if err == nil || !retry.Failed || rec.Attempt >= retry.MaxAttempts {
-			return err, nil
+		var slot *runSlot
+		if t.spec.cfg.maxRuns > 0 {
+			if slot, err = s.claimSlot(env, j, t); err != nil {
+				s.unrun(env, j, t, rec, err)
+				out.ledgerErr = err
+				return out
+			}
+		}
+		fire, again := s.invoke(env, j, t, rec, slot)
+		out.fire, out.ran = fire, true
+		if fire.Err == nil || !again || !retry.Failed || rec.Attempt >= retry.MaxAttempts {
+			break
 		}
 		if !s.sleep(env, t.spec.cfg.retryBackoff) {
-			return err, nil
+			break
 		}
 	}
+	if out.fire.Err != nil {
+		s.pauseOnFailure(env, j, t)
+	}
+	return out
 }
 
 // claim claims t in the ledger. A ledger that fails (database restarting,
@@ -85,37 +135,63 @@ func (s *Scheduler) execute(env runEnv, j *job, t task) (err, ledgerErr error) {
 // Without Run (RunNow) the first error is returned. An existing claim is
 // logged as "run already claimed" with its record and returned as is.
 func (s *Scheduler) claim(env runEnv, j *job, t task) (Record, error) {
-	backoff := time.Second
 	o := t.o
-	for {
-		rec, err := s.ledger.Claim(env.ctx, ClaimRequest{
+	var rec Record
+	err := s.ledgerCall(env, j.name, "run claim failed", func(ctx context.Context) error {
+		var err error
+		rec, err = s.ledger.Claim(ctx, ClaimRequest{
 			Job: j.name, Period: o.Period, Owner: s.owner, Lease: t.spec.cfg.lease, Retry: t.spec.cfg.retry,
 			Schedule: s.fingerprintNow(j),
 		})
-		if err == nil {
-			return rec, nil
-		}
-		var ce *ClaimedError
-		if errors.As(err, &ce) {
-			e := ce.Existing
-			s.log.Info("run already claimed", "job", j.name, "period", o.Period, "due", o.At,
-				"state", e.State.String(), "owner", e.Owner, "started", e.StartedAt,
-				"attempt", e.Attempt, "token", e.Token)
-			return Record{}, err
+		return err
+	})
+	var ce *ClaimedError
+	switch {
+	case err == nil:
+		s.emitTask(EventClaimed, j.name, t, rec.Attempt, "", nil)
+	case errors.As(err, &ce):
+		e := ce.Existing
+		s.log.Info("run already claimed", "job", j.name, "period", o.Period, "due", o.At,
+			"state", e.State.String(), "owner", e.Owner, "started", e.StartedAt,
+			"attempt", e.Attempt, "token", e.Token)
+		s.emitTask(EventClaimedElsewhere, j.name, t, e.Attempt, "", nil)
+	}
+	return rec, err
+}
+
+// ledgerCall calls f until it succeeds or gets an answer (a claimed
+// period, a lost lease, no record, no support): a transient error is
+// retried with backoff on the clock, 1 s doubling to a minute, while Run
+// runs (env.rs set) and env's context lasts. A permanent error stops Run.
+// Without Run the first error is returned. msg is the log message of a
+// failure.
+func (s *Scheduler) ledgerCall(env runEnv, job, msg string, f func(ctx context.Context) error) error {
+	backoff := time.Second
+	for {
+		err := f(env.ctx)
+		if err == nil || isAnswer(err) {
+			return err
 		}
 		if env.rs == nil || isPermanent(err) || env.ctx.Err() != nil {
-			s.log.Error("run claim failed", "job", j.name, "period", o.Period, "due", o.At, "error", err)
+			s.log.Error(msg, "job", job, "error", err)
 			if env.rs != nil && isPermanent(err) {
-				s.fail(env.rs, j.name, err)
+				s.fail(env.rs, job, err)
 			}
-			return Record{}, err
+			return err
 		}
-		s.log.Error("run claim failed", "job", j.name, "period", o.Period, "due", o.At, "error", err, "retry_in", backoff)
+		s.log.Error(msg, "job", job, "error", err, "retry_in", backoff)
 		if !s.sleep(env, backoff) {
-			return Record{}, err
+			return err
 		}
 		backoff = min(2*backoff, time.Minute)
 	}
+}
+
+// isAnswer reports whether a ledger error is the ledger's answer about a
+// period or job rather than a failure.
+func isAnswer(err error) bool {
+	return errors.Is(err, ErrAlreadyClaimed) || errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrNotFound) ||
+		errors.Is(err, ErrNotSupported) || errors.Is(err, ErrMaxRuns)
 }
 
 // sleep waits d on the clock; false if Run stops or env's context ends
@@ -140,21 +216,48 @@ func (s *Scheduler) sleep(env runEnv, d time.Duration) bool {
 }
 
 // invoke runs one claimed attempt: the job under a heartbeat (and timeout),
-// then Finish with the outcome.
-func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record) error {
+// then Finish with the outcome (the run slot's first, under WithMaxRuns).
+// It returns the run, and whether a failure may be retried (not when a
+// newer period cancelled it).
+func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot) (Fire, bool) {
 	ctx, cfg := env.ctx, &t.spec.cfg
 	run := t.spec.runOf(j.name, t.o, rec)
 	started := s.clock.Now()
+	if s.observed() {
+		e := s.taskEvent(EventStarted, j.name, t)
+		e.Attempt = rec.Attempt
+		if !t.manual() {
+			e.Late = max(started.Sub(t.start), 0)
+			if e.Late > cfg.misfire {
+				e.Type = EventLate
+				s.emit(e)
+				e.Type = EventStarted
+			}
+		}
+		s.emit(e)
+	}
 	s.logRun(ctx, slog.LevelInfo, "run start", run)
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(context.Canceled)
+	register := env.live && cfg.overlap == OverlapCancelRunning
+	if register {
+		s.mu.Lock()
+		j.cancelRun = cancel
+		s.mu.Unlock()
+	}
 	stop := make(chan struct{})
-	hbDone := make(chan struct{})
-	go s.heartbeat(env, runCtx, cancel, cfg, run, rec.LeaseUntil, stop, hbDone)
+	hb := &beat{done: make(chan struct{})}
+	go s.heartbeat(env, runCtx, cancel, cfg, t, run, rec.LeaseUntil, slot, stop, hb)
 	err := callJob(runCtx, t.spec.fn, run)
 	close(stop)
-	<-hbDone
+	<-hb.done
+	if register {
+		s.mu.Lock()
+		j.cancelRun = nil
+		s.mu.Unlock()
+	}
+	cancelled := err != nil && errors.Is(context.Cause(runCtx), ErrOverlapCancelled)
 
 	state, reason := StateSucceeded, ""
 	if err != nil {
@@ -167,7 +270,19 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record) error {
 	if finishCtx == nil {
 		finishCtx = context.WithoutCancel(ctx)
 	}
-	if _, ferr := s.ledger.Finish(finishCtx, j.name, run.Period, run.Token, state, reason); ferr != nil {
+	fenv := env
+	fenv.ctx = finishCtx
+	if slot != nil && state == StateSucceeded {
+		// The slot first: a success is recorded only once its run is
+		// counted, so a crash in between leaves one run too few, never
+		// one too many.
+		if serr := s.finishSlot(fenv, j.name, slot, StateSucceeded, "period "+run.Period); serr != nil {
+			err = fmt.Errorf("dstsafe: run slot %s not recorded: %w", slot.period, serr)
+			state, reason = StateFailed, err.Error()
+		}
+	}
+	_, ferr := s.ledger.Finish(finishCtx, j.name, run.Period, run.Token, state, reason)
+	if ferr != nil {
 		switch {
 		case errors.Is(ferr, ErrLeaseLost):
 			s.logRun(ctx, slog.LevelWarn, "run finish rejected: lease lost", run, "outcome", state.String())
@@ -178,14 +293,65 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record) error {
 			}
 		}
 	}
+	if slot != nil && state != StateSucceeded {
+		if serr := s.finishSlot(fenv, j.name, slot, StateFailed, reason); serr != nil {
+			s.log.Warn("run slot release failed", "job", j.name, "slot", slot.period, "error", serr)
+		}
+	}
 	took := s.clock.Now().Sub(started)
 	if err != nil {
 		s.logRun(ctx, slog.LevelError, "run finish", run, "outcome", state.String(), "duration", took, "error", err)
 	} else {
 		s.logRun(ctx, slog.LevelInfo, "run finish", run, "outcome", state.String(), "duration", took)
 	}
-	env.sim.recordFire(Fire{Run: run, Started: started, Err: err})
-	return err
+	if s.observed() {
+		// One event ends the attempt: what the ledger recorded, or that it
+		// was no longer this attempt's to record.
+		e := s.taskEvent(EventSucceeded, j.name, t)
+		e.Attempt, e.Duration = rec.Attempt, took
+		switch {
+		case errors.Is(ferr, ErrLeaseLost):
+			e.Type, e.Err = EventLeaseLost, ferr
+			if hb.lost != nil {
+				e.Err = hb.lost
+			}
+		case err != nil:
+			e.Type, e.Err = EventFailed, err
+		case ferr != nil:
+			e.Type, e.Err = EventFailed, ferr
+		}
+		s.emit(e)
+	}
+	f := Fire{Run: run, Started: started, Err: err}
+	env.sim.recordFire(f)
+	return f, !cancelled
+}
+
+// unrun ends a claimed period that will not run: skipped when the job
+// has used its runs (WithMaxRuns), failed when its run slot could not be
+// claimed.
+func (s *Scheduler) unrun(env runEnv, j *job, t task, rec Record, why error) {
+	state, reason, typ := StateFailed, "dstsafe: no run slot: "+why.Error(), EventFailed
+	if errors.Is(why, ErrMaxRuns) {
+		state, reason, typ = StateSkipped, reasonMaxRuns, EventSkipped
+	}
+	ctx := env.finishCtx
+	if ctx == nil {
+		ctx = context.WithoutCancel(env.ctx)
+	}
+	if _, err := s.ledger.Finish(ctx, j.name, t.o.Period, rec.Token, state, reason); err != nil {
+		s.log.Error("run finish failed", "job", j.name, "period", t.o.Period, "outcome", state.String(), "error", err)
+		if env.rs != nil && isPermanent(err) {
+			s.fail(env.rs, j.name, err)
+		}
+		return
+	}
+	s.log.Warn("run not started", "job", j.name, "period", t.o.Period, "outcome", state.String(), "reason", reason)
+	if typ == EventSkipped {
+		s.emitTask(typ, j.name, t, rec.Attempt, reason, nil)
+	} else {
+		s.emitTask(typ, j.name, t, rec.Attempt, "", why)
+	}
 }
 
 // logRun logs msg, a constant ("run start"), with the run's attributes, in
@@ -229,23 +395,34 @@ func callJob(ctx context.Context, fn func(context.Context, Run) error, run Run) 
 	return fn(ctx, run)
 }
 
-// heartbeat extends the claim every heartbeat interval while the job runs,
-// cancels the job's context when the lease is lost (taken over, or expired
-// while the ledger was unreachable) or the timeout passes, and stops when
-// stop closes or the scheduler gives up draining (base is cancelled).
-func (s *Scheduler) heartbeat(env runEnv, runCtx context.Context, cancel context.CancelCauseFunc, cfg *jobConfig, run Run,
-	leaseUntil time.Time, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
+// beat is what a heartbeat goroutine reports when it ends (done closes).
+type beat struct {
+	done chan struct{}
+	lost error // why it found the lease lost, if it did
+}
+
+// heartbeat extends the claim (and the run slot's, under WithMaxRuns)
+// every heartbeat interval while the job runs, cancels the job's context
+// when the lease is lost (taken over, or expired while the ledger was
+// unreachable) or the timeout passes, and stops when stop closes or the
+// scheduler gives up draining (base is cancelled).
+func (s *Scheduler) heartbeat(env runEnv, runCtx context.Context, cancel context.CancelCauseFunc, cfg *jobConfig, t task, run Run,
+	leaseUntil time.Time, slot *runSlot, stop <-chan struct{}, hb *beat) {
+	defer close(hb.done)
 	base := env.ctx
-	beat := s.clock.NewTimer(cfg.heartbeat)
-	defer beat.Stop()
+	beatTimer := s.clock.NewTimer(cfg.heartbeat)
+	defer beatTimer.Stop()
 	var timeout <-chan time.Time
 	if cfg.timeout > 0 {
-		t := s.clock.NewTimer(cfg.timeout)
-		defer t.Stop()
-		timeout = t.Chan()
+		tm := s.clock.NewTimer(cfg.timeout)
+		defer tm.Stop()
+		timeout = tm.Chan()
 	}
-	beats := beat.Chan()
+	lose := func(err error) {
+		cancel(err)
+		hb.lost = err
+	}
+	beats := beatTimer.Chan()
 	for {
 		select {
 		case <-stop:
@@ -258,12 +435,18 @@ func (s *Scheduler) heartbeat(env runEnv, runCtx context.Context, cancel context
 			cancel(ErrJobTimeout)
 		case <-beats:
 			rec, err := s.ledger.Heartbeat(base, run.Job, run.Period, run.Token, cfg.lease)
+			if err == nil && slot != nil {
+				if _, serr := s.ledger.Heartbeat(base, slot.job, slot.period, slot.token, cfg.lease); serr != nil &&
+					(errors.Is(serr, ErrLeaseLost) || isPermanent(serr)) {
+					err = fmt.Errorf("run slot %s: %w", slot.period, serr)
+				}
+			}
 			switch {
 			case err == nil:
 				leaseUntil = rec.LeaseUntil
 			case errors.Is(err, ErrLeaseLost):
 				s.log.Error("run lease lost", "job", run.Job, "period", run.Period, "token", run.Token, "error", err)
-				cancel(ErrLeaseLost)
+				lose(err)
 				beats = nil
 				continue
 			case isPermanent(err):
@@ -278,12 +461,12 @@ func (s *Scheduler) heartbeat(env runEnv, runCtx context.Context, cancel context
 				s.log.Warn("run heartbeat failed", "job", run.Job, "period", run.Period, "error", err)
 				if !s.clock.Now().Before(leaseUntil) {
 					s.log.Error("run lease expired", "job", run.Job, "period", run.Period, "lease_until", leaseUntil)
-					cancel(fmt.Errorf("%w: lease expired at %s while the ledger was unreachable", ErrLeaseLost, leaseUntil.Format(time.RFC3339)))
+					lose(fmt.Errorf("%w: lease expired at %s while the ledger was unreachable", ErrLeaseLost, leaseUntil.Format(time.RFC3339)))
 					beats = nil
 					continue
 				}
 			}
-			beat.Reset(cfg.heartbeat)
+			beatTimer.Reset(cfg.heartbeat)
 		}
 	}
 }

@@ -84,14 +84,16 @@ func (s *State) UnmarshalText(text []byte) error {
 	return unmarshalUnnamedZero(s, text, StateRunning, StateSkipped, "state")
 }
 
-// MarshalText returns o.String(): "skip", "queue" or "allow".
+// MarshalText returns o.String(): "skip", "queue", "allow",
+// "cancel-running" or "buffer-one".
 func (o Overlap) MarshalText() ([]byte, error) {
-	return marshalEnum(o, OverlapSkip, OverlapAllow, "overlap")
+	return marshalEnum(o, OverlapSkip, OverlapBufferOne, "overlap")
 }
 
-// UnmarshalText sets o from "skip", "queue" or "allow" (any case).
+// UnmarshalText sets o from "skip", "queue", "allow", "cancel-running" or
+// "buffer-one" (any case).
 func (o *Overlap) UnmarshalText(text []byte) error {
-	return unmarshalEnum(o, text, OverlapSkip, OverlapAllow, "overlap")
+	return unmarshalEnum(o, text, OverlapSkip, OverlapBufferOne, "overlap")
 }
 
 // MarshalText returns t.String(), and "" for the zero EventType.

@@ -68,7 +68,8 @@ var enumCases = map[string]enumCase{
 	}, dstsafe.State(6), "invalid"),
 	"Overlap": ptrCase[dstsafe.Overlap](map[string]textValue{
 		"skip": dstsafe.OverlapSkip, "queue": dstsafe.OverlapQueue, "allow": dstsafe.OverlapAllow,
-	}, dstsafe.Overlap(3), "invalid"),
+		"cancel-running": dstsafe.OverlapCancelRunning, "buffer-one": dstsafe.OverlapBufferOne,
+	}, dstsafe.Overlap(5), "invalid"),
 	"EventType": ptrCase[dstsafe.EventType](map[string]textValue{
 		"": dstsafe.EventType(0), "due": dstsafe.EventDue, "claimed": dstsafe.EventClaimed,
 		"claimed-elsewhere": dstsafe.EventClaimedElsewhere, "started": dstsafe.EventStarted,

@@ -66,6 +66,15 @@ func TestLedgerConformance(t *testing.T) {
 	}
 }
 
+// The runner's operating features (pause, backfill, the max-runs race,
+// jitter, Describe) on Redis, each subtest under its own key prefix.
+func TestScheduler(t *testing.T) {
+	c := testClient(t)
+	dstsafetest.RunSchedulerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+		return redisledger.New(c, redisledger.WithKeyPrefix(testPrefix(t, c)), redisledger.WithClock(clock))
+	})
+}
+
 // newTestLedger returns a ledger with its own prefix and a fake clock at
 // the suite's start (01:30 CDT on the fall-back night of 2024).
 func newTestLedger(t *testing.T, opts ...redisledger.Option) (*redisledger.Ledger, *redis.Client, string, *clockwork.FakeClock) {

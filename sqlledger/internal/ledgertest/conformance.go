@@ -44,6 +44,19 @@ func testConformance(t *testing.T, b Backend) {
 	}
 }
 
+// testScheduler runs the runner's operating features (pause, backfill,
+// the max-runs race, jitter, Describe) on the backend, each subtest on a
+// freshly migrated ledger.
+func testScheduler(t *testing.T, b Backend) {
+	dstsafetest.RunSchedulerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
+		l, _ := b.Unmigrated(t, sqlledger.WithClock(clock))
+		if err := l.Migrate(context.Background()); err != nil {
+			t.Fatalf("Migrate: %v", err)
+		}
+		return requireControl(t, l)
+	})
+}
+
 // requireControl fails the test unless l is a dstsafe.ControlLedger, so
 // that the suite's control subtests cannot quietly skip.
 func requireControl(t *testing.T, l dstsafe.Ledger) dstsafe.Ledger {

@@ -91,6 +91,7 @@ func Run(t *testing.T, b Backend) {
 		fn   func(t *testing.T, b Backend)
 	}{
 		{"Conformance", testConformance},
+		{"Scheduler", testScheduler},
 		{"ConformanceInTx", testConformanceInTx},
 		{"GroupedClaims", testGroupedClaims},
 		{"GroupCommit", testGroupCommit},

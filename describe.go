@@ -1,0 +1,97 @@
+package dstsafe
+
+import (
+	"context"
+	"time"
+)
+
+// Description is what Describe reports about a job: its schedule and
+// options, what comes next, what the ledger last recorded, and whether it
+// is paused.
+type Description struct {
+	Job string
+	// Schedule is the schedule in force (a *Cron prints its spec).
+	Schedule Schedule
+	// Next lists the next occurrences after the clock's now, in order,
+	// with their Kind (a fold's reading, a gap's shifted one) and Period
+	// key: what the job will run unless it is paused, within its bounds,
+	// none once its runs are used.
+	Next []Upcoming
+	// Last is the job's latest record in the ledger by period (looked for
+	// up to about 400 days back), nil when there is none.
+	Last *Record
+	// Pause is the job's pause state; the zero Pause on a Ledger that is
+	// not a ControlLedger.
+	Pause Pause
+	// The job's options, as Add or Update set them.
+	Overlap    Overlap
+	CatchUp    CatchUpPolicy
+	Jitter     time.Duration
+	Start, End time.Time // WithBounds; zero: open
+	MaxRuns    int       // WithMaxRuns; 0: no limit
+	// Runs counts the runs WithMaxRuns has counted so far (succeeded run
+	// slots); 0 without a limit.
+	Runs int
+}
+
+// Upcoming is one coming occurrence of a job.
+type Upcoming struct {
+	Occurrence
+	// Start is when the run is due to start: At plus the job's jitter.
+	Start time.Time
+}
+
+// Describe returns job's schedule, its next n occurrences (each with its
+// Kind, Period and jittered Start), its latest ledger record and its
+// pause state, for operators and status pages. It reads the ledger (the
+// latest record, the pause state and the run count) and runs nothing.
+//
+// Across the 2024-11-03 fold in America/Chicago a fixed-time 01:30 job
+// lists one occurrence that night (Kind fold, the first 01:30), a FoldBoth
+// one two, the second keyed "...;fold=1"; across the 2024-03-10 gap a
+// 02:30 job lists the occurrence at 03:30 CDT with Kind gap and Period
+// "2024-03-10T02:30:00". It returns a *JobError wrapping ErrUnknownJob
+// for a job that was not added, or wrapping the ledger's error.
+func (s *Scheduler) Describe(ctx context.Context, job string, n int) (Description, error) {
+	s.mu.Lock()
+	j := s.jobs[job]
+	var spec *jobSpec
+	if j != nil {
+		spec = j.spec
+	}
+	s.mu.Unlock()
+	if j == nil {
+		return Description{}, &JobError{Job: job, Err: ErrUnknownJob}
+	}
+	cfg := &spec.cfg
+	d := Description{Job: job, Schedule: spec.sched, Overlap: cfg.overlap, CatchUp: cfg.catchUp, Jitter: cfg.jitter,
+		Start: cfg.startOf(), End: cfg.endOf(), MaxRuns: cfg.maxRuns}
+	fail := func(err error) (Description, error) { return Description{}, &JobError{Job: job, Err: err} }
+	now := s.clock.Now()
+	if cfg.maxRuns > 0 {
+		states, err := s.slotStates(runEnv{ctx: ctx}, job)
+		if err != nil {
+			return fail(err)
+		}
+		d.Runs = runsUsed(states, cfg.maxRuns)
+	}
+	if cfg.maxRuns == 0 || d.Runs < cfg.maxRuns {
+		for o, ok := spec.nextAfter(now); ok && len(d.Next) < n; o, ok = spec.nextAfter(o.At) {
+			d.Next = append(d.Next, Upcoming{Occurrence: o, Start: spec.taskOf(job, o).start})
+		}
+	}
+	recs, err := s.latestRecords(ctx, job, now)
+	if err != nil {
+		return fail(err)
+	}
+	if len(recs) > 0 {
+		last := recs[len(recs)-1]
+		d.Last = &last
+	}
+	if s.control != nil {
+		if d.Pause, err = s.control.GetPause(ctx, job); err != nil {
+			return fail(err)
+		}
+	}
+	return d, nil
+}

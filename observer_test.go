@@ -1,0 +1,183 @@
+package dstsafe_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dstsafe/dstsafe"
+)
+
+// Across both Chicago nights every period of a half-hourly job gets Due,
+// Claimed, Started and Succeeded, in that order, with the Kind, Wall and
+// Due the oracle gives it, on time and without jitter.
+func TestObserverAcrossTheNights(t *testing.T) {
+	chicago := zone(t, "America/Chicago")
+	for _, night := range chicagoNights {
+		t.Run(night.name, func(t *testing.T) {
+			ev := &eventLog{}
+			s, _, _ := newSim(t, night.start, dstsafe.WithObserver(ev))
+			require.NoError(t, s.Add("sync", mustCron(t, "*/30 * * * *", dstsafe.WithLocation(chicago)), nop))
+			_, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+			require.NoError(t, err)
+			want := oracleFires(t, "America/Chicago", every(30), periodicPolicy, night.start.Add(-time.Second), night.start.Add(48*time.Hour))
+			require.Len(t, ev.all(), 4*len(want))
+			for _, f := range want {
+				require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventSucceeded},
+					ev.types("sync", f.Period), f.Period)
+			}
+			byPeriod := map[string]fire{}
+			for _, f := range want {
+				byPeriod[f.Period] = f
+			}
+			for _, e := range ev.all() {
+				f := byPeriod[e.Period]
+				require.Equal(t, f.Kind, e.Kind, e.Period)
+				require.Equal(t, wallOfNaiveSeconds(f.Wall), e.Wall)
+				require.True(t, e.Due.Equal(fireAt(f)), e.Period)
+				require.True(t, e.At.Equal(e.Due), "%s %s at %v", e.Type, e.Period, e.At)
+				require.Zero(t, e.Late)
+				require.Zero(t, e.Jitter)
+				require.False(t, e.Manual)
+				if e.Type != dstsafe.EventDue {
+					require.Equal(t, 1, e.Attempt)
+				}
+			}
+		})
+	}
+}
+
+// Each EventType observer.go defines is emitted where its doc says: a
+// failed run, a period another replica claimed, skipped and late periods
+// after downtime, a lost lease whose Finish is refused, a pause and a
+// resume, a backfill's manual runs.
+func TestObserverEmitsEveryEventType(t *testing.T) {
+	ctx := context.Background()
+	seen := map[dstsafe.EventType]bool{}
+	note := func(ev *eventLog) {
+		for _, e := range ev.all() {
+			seen[e.Type] = true
+		}
+	}
+	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
+	hourly := mustCron(t, "0 * * * *")
+
+	t.Run("run, fail, claimed elsewhere", func(t *testing.T) {
+		ev, evB := &eventLog{}, &eventLog{}
+		a, clock, ledger := newSim(t, start, dstsafe.WithObserver(ev))
+		boom := errors.New("boom")
+		require.NoError(t, a.Add("sync", hourly, func(_ context.Context, r dstsafe.Run) error {
+			if r.Wall.Hour == 1 {
+				return boom
+			}
+			return nil
+		}))
+		_, err := dstsafe.Simulate(ctx, a, time.Hour)
+		require.NoError(t, err)
+		require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventFailed},
+			ev.types("sync", "2024-06-01T01:00:00"))
+		for _, e := range ev.all() {
+			if e.Type == dstsafe.EventFailed {
+				require.ErrorIs(t, e.Err, boom)
+			}
+		}
+		b := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithObserver(evB))
+		require.NoError(t, b.Add("sync", hourly, nop))
+		require.ErrorIs(t, b.RunNow(ctx, "sync", "2024-06-01T00:00:00"), dstsafe.ErrAlreadyClaimed)
+		require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimedElsewhere}, evB.types("sync", "2024-06-01T00:00:00"))
+		e := evB.all()[0]
+		require.True(t, e.Manual)
+		require.Equal(t, 1, evB.all()[1].Attempt, "the existing record's attempt")
+		note(ev)
+		note(evB)
+	})
+	t.Run("downtime: skipped and late", func(t *testing.T) {
+		for _, p := range []dstsafe.CatchUpPolicy{dstsafe.CatchUpLatest{}, dstsafe.CatchUpSkip{}} {
+			ev := &eventLog{}
+			s, clock, _ := newSim(t, start, dstsafe.WithObserver(ev))
+			require.NoError(t, s.Add("sync", hourly, nop, dstsafe.WithCatchUp(p)))
+			_, err := dstsafe.Simulate(ctx, s, 0) // 00:00
+			require.NoError(t, err)
+			clock.Advance(3*time.Hour + 30*time.Minute) // down until 03:30: 01:00, 02:00, 03:00 missed
+			_, err = dstsafe.Simulate(ctx, s, 0)
+			require.NoError(t, err)
+			skipped := []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventSkipped}
+			require.Equal(t, skipped, ev.types("sync", "2024-06-01T01:00:00"))
+			require.Equal(t, skipped, ev.types("sync", "2024-06-01T02:00:00"))
+			if _, latest := p.(dstsafe.CatchUpLatest); latest {
+				require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventLate, dstsafe.EventStarted, dstsafe.EventSucceeded},
+					ev.types("sync", "2024-06-01T03:00:00"))
+			} else {
+				require.Equal(t, skipped, ev.types("sync", "2024-06-01T03:00:00"))
+			}
+			for _, e := range ev.all() {
+				switch e.Type {
+				case dstsafe.EventSkipped:
+					require.Equal(t, "missed: catch-up policy", e.Reason)
+					require.Equal(t, clock.Now().Sub(e.Due), e.Late)
+				case dstsafe.EventLate, dstsafe.EventStarted:
+					if e.Period == "2024-06-01T03:00:00" {
+						require.Equal(t, 30*time.Minute, e.Late)
+					}
+				}
+			}
+			note(ev)
+		}
+	})
+	t.Run("lease lost at finish", func(t *testing.T) {
+		// The heartbeat cannot reach the ledger, the lease runs out, another
+		// replica takes the period over, then the job returns nil: its
+		// Finish is refused, and there is no EventSucceeded.
+		fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 12, 0, 30, 0, time.UTC))
+		ledger := &unreachableHeartbeat{dstsafe.NewMemoryLedger(fc)}
+		ev := &eventLog{}
+		s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()),
+			dstsafe.WithWakeInterval(0), dstsafe.WithObserver(ev))
+		job := newBlockingJob()
+		require.NoError(t, s.Add("export", mustCron(t, "1 12 * * *"), job.run, dstsafe.WithLease(30*time.Second, 20*time.Second)))
+		h := startRun(t, s)
+		fc.Advance(30 * time.Second)
+		r := recv(t, job.started)
+		require.NoError(t, fc.BlockUntilContext(ctx, 2)) // loop and heartbeat timers
+		fc.Advance(20 * time.Second)                     // the heartbeat fails; the lease holds until 30 s
+		require.NoError(t, fc.BlockUntilContext(ctx, 2))
+		fc.Advance(11 * time.Second) // 31 s: abandoned
+		_, err := ledger.Claim(ctx, dstsafe.ClaimRequest{Job: "export", Period: r.Period, Owner: "b",
+			Retry: dstsafe.RetryPolicy{MaxAttempts: 2, Abandoned: true}})
+		require.NoError(t, err)
+		job.release <- nil
+		h.settle(fc.Now())
+		require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventLeaseLost},
+			ev.types("export", r.Period))
+		note(ev)
+	})
+	t.Run("paused and resumed", func(t *testing.T) {
+		ev := &eventLog{}
+		s, _, _ := newSim(t, start, dstsafe.WithObserver(ev))
+		require.NoError(t, s.Add("sync", hourly, nop))
+		require.NoError(t, s.Pause(ctx, "sync", "release freeze"))
+		require.NoError(t, s.Pause(ctx, "sync", "again")) // no change, no event
+		require.NoError(t, s.Resume(ctx, "sync"))
+		require.Len(t, ev.all(), 2)
+		require.Equal(t, dstsafe.EventPaused, ev.all()[0].Type)
+		require.Equal(t, "release freeze", ev.all()[0].Reason)
+		require.Equal(t, dstsafe.EventResumed, ev.all()[1].Type)
+		note(ev)
+	})
+	for typ := dstsafe.EventDue; typ <= dstsafe.EventResumed; typ++ {
+		require.True(t, seen[typ], "no test emitted %s", typ)
+	}
+	require.Equal(t, "invalid", (dstsafe.EventResumed + 1).String(), "a new EventType needs a case here")
+}
+
+// unreachableHeartbeat is the real MemoryLedger behind a connection that
+// refuses every heartbeat.
+type unreachableHeartbeat struct{ *dstsafe.MemoryLedger }
+
+func (u *unreachableHeartbeat) Heartbeat(context.Context, string, string, int64, time.Duration) (dstsafe.Record, error) {
+	return dstsafe.Record{}, errConnRefused
+}
