@@ -159,7 +159,7 @@ func (s schedSuite) testPauseOnFailure(t *testing.T) {
 	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
 	l, _, a := s.setup(t, start, "a")
 	cl := needControl(t, l)
-	hourly, err := dstsafe.ParseCron("0 * * * *")
+	hourly, err := dstsafe.ParseCron("CRON_TZ=UTC 0 * * * *")
 	must.NoError(t, err, "ParseCron")
 	must.NoError(t, a.Add("sync", hourly, func(context.Context, dstsafe.Run) error { return errors.New("503") },
 		dstsafe.WithPauseOnFailure(2)), "Add")
@@ -209,7 +209,7 @@ func (s schedSuite) testBackfillAcrossGap(t *testing.T) {
 // ledger.
 func (s schedSuite) testMaxRunsRace(t *testing.T) {
 	const n = 2
-	daily, err := dstsafe.ParseCron("0 6 * * *")
+	daily, err := dstsafe.ParseCron("CRON_TZ=UTC 0 6 * * *")
 	must.NoError(t, err, "ParseCron")
 	for round := range 50 {
 		l, clock, a := s.setup(t, time.Date(2024, 6, 10, 0, 0, 0, 0, time.UTC), "a")
@@ -299,7 +299,7 @@ func (s schedSuite) testJitterKeepsPeriods(t *testing.T) {
 func (s schedSuite) testDescribe(t *testing.T) {
 	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
 	l, _, a := s.setup(t, start, "a")
-	hourly, err := dstsafe.ParseCron("0 * * * *")
+	hourly, err := dstsafe.ParseCron("CRON_TZ=UTC 0 * * * *")
 	must.NoError(t, err, "ParseCron")
 	must.NoError(t, a.Add("sync", hourly, func(context.Context, dstsafe.Run) error { return nil }), "Add")
 	_, err = dstsafe.Simulate(context.Background(), a, 3*time.Hour)
