@@ -3,6 +3,8 @@ package dstsafetest
 import (
 	"os"
 	"testing"
+
+	"github.com/jonboulle/clockwork"
 )
 
 // RequireEnv returns the value of the environment variable name, which
@@ -22,3 +24,8 @@ func RequireEnv(t testing.TB, name string) string {
 	t.Skipf("%s is not set; run through scripts/test, which starts the servers, or set it yourself", name)
 	return ""
 }
+
+// wallClock is real time, for what a test must bound in real time and a
+// fake clock cannot: a budget for its rounds, a watchdog against a hang.
+// Schedules and ledgers in the suites run on fake clocks.
+var wallClock = clockwork.NewRealClock()

@@ -835,9 +835,9 @@ func (s suite) testContendedClaim(t *testing.T) {
 		err error
 	}
 	owner := func(g int) string { return fmt.Sprintf("replica-%02d", g) }
-	began := time.Now() //dstsafevet:ignore a budget of real time for the rounds, not a schedule
+	began := wallClock.Now() // a budget of real time for the rounds
 	round := 0
-	for ; round < maxRounds && (round == 0 || time.Since(began) < contentionBudget); round++ { //dstsafevet:ignore see began
+	for ; round < maxRounds && (round == 0 || wallClock.Since(began) < contentionBudget); round++ {
 		period := func(p int) string { return fmt.Sprintf("2024-11-03T01:30/%03d/%02d", round, p) }
 		var (
 			ready atomic.Int32

@@ -357,9 +357,9 @@ func (s suite) testReleaseRace(t *testing.T) {
 	const claimers, maxRounds, maxTries = 8, 20, 20000
 	owner := func(g int) string { return fmt.Sprintf("replica-%d", g) }
 	policies := []dstsafe.RetryPolicy{{}, {MaxAttempts: 1, Failed: true, Abandoned: true}}
-	began := time.Now() //dstsafevet:ignore a budget of real time for the rounds, not a schedule
+	began := wallClock.Now() // a budget of real time for the rounds
 	round := 0
-	for ; round < maxRounds && (round == 0 || time.Since(began) < contentionBudget); round++ { //dstsafevet:ignore see began
+	for ; round < maxRounds && (round == 0 || wallClock.Since(began) < contentionBudget); round++ {
 		period := fmt.Sprintf("2024-11-03T01:30/%02d", round)
 		r := claim(t, l, dstsafe.ClaimRequest{Job: "billing", Period: period, Owner: "worker-0"})
 		finish(t, l, r, dstsafe.StateFailed, "card processor down")

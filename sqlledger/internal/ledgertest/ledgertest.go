@@ -12,6 +12,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jonboulle/clockwork"
+
 	"github.com/dstsafe/dstsafe/dstsafetest"
 	"github.com/dstsafe/dstsafe/sqlledger"
 	"github.com/dstsafe/dstsafe/sqlledger/internal/config"
@@ -83,6 +85,11 @@ func (b Backend) open(tb testing.TB, tg Target, opts ...sqlledger.Option) *sqlle
 	tb.Cleanup(func() { l.Close() })
 	return l
 }
+
+// wallClock is real time, for what these tests measure or start from in
+// real time (a race's duration, a crashed holder's claim): the ledgers
+// under test run on fake clocks.
+var wallClock = clockwork.NewRealClock()
 
 // Run runs every shared test on b, each as a subtest named for it.
 func Run(t *testing.T, b Backend) {

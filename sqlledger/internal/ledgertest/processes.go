@@ -314,7 +314,7 @@ func raceProcesses(t *testing.T, b Backend, n, claimers int) {
 		perPeriod = procs * claimers
 	}
 	children := startChildren(t, procs)
-	start := time.Now()
+	start := wallClock.Now()
 	for _, c := range children {
 		c.send(t, request{Op: "race", Target: tg, Periods: periods, Claimers: claimers})
 	}
@@ -333,7 +333,7 @@ func raceProcesses(t *testing.T, b Backend, n, claimers int) {
 		}
 		refused += rep.Refused
 	}
-	t.Logf("%s: %d periods, %d claims in %v", b.Name, n, perPeriod*n, time.Since(start).Round(time.Millisecond))
+	t.Logf("%s: %d periods, %d claims in %v", b.Name, n, perPeriod*n, wallClock.Since(start).Round(time.Millisecond))
 	if len(winners) != n {
 		t.Fatalf("%d periods won, want %d", len(winners), n)
 	}
@@ -388,7 +388,7 @@ func testCrashedHolder(t *testing.T, b Backend) {
 
 	// The survivor measures the lease on its own clock, started at the
 	// real time the holder claimed.
-	clock := clockwork.NewFakeClockAt(time.Now())
+	clock := clockwork.NewFakeClockAt(wallClock.Now())
 	l := b.open(t, tg, sqlledger.WithClock(clock))
 	rec, err := l.Get(ctx, "settlement", "2024-11-03")
 	if err != nil || rec.State != dstsafe.StateRunning || rec.Token != deadToken {
@@ -454,7 +454,7 @@ func testFreshStart(t *testing.T, b Backend) {
 	for _, procs := range []int{2, 8} {
 		t.Run(fmt.Sprintf("processes=%d", procs), func(t *testing.T) {
 			children := startChildren(t, procs)
-			began := time.Now()
+			began := wallClock.Now()
 			for round := range rounds {
 				tg := b.Fresh(t)
 				req := request{Op: "start", Target: tg, Period: fmt.Sprintf("round-%03d", round)}
@@ -475,7 +475,7 @@ func testFreshStart(t *testing.T, b Backend) {
 					t.Fatalf("round %d: %d processes won the period, want 1", round, won)
 				}
 			}
-			t.Logf("%s: %d processes x %d rounds, 0 failures, in %v", b.Name, procs, rounds, time.Since(began).Round(time.Millisecond))
+			t.Logf("%s: %d processes x %d rounds, 0 failures, in %v", b.Name, procs, rounds, wallClock.Since(began).Round(time.Millisecond))
 		})
 	}
 }
