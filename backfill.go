@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -15,9 +16,24 @@ import (
 type BackfillOption func(*backfillConfig)
 
 type backfillConfig struct {
-	overlap Overlap
-	limit   int
-	err     error
+	overlap     Overlap
+	limit       int
+	onlyMissing bool
+	err         error
+}
+
+// takeOverAll is how Backfill claims: a period whose attempts failed or
+// were abandoned has no succeeded record, so it is taken over, whatever
+// the job's RetryPolicy and however many attempts it had.
+var takeOverAll = RetryPolicy{MaxAttempts: math.MaxInt32, Failed: true, Abandoned: true}
+
+// BackfillOnlyMissing makes Backfill run only the periods that have no
+// record at all: a failed or abandoned one is then taken over only as
+// the job's RetryPolicy or an operator's release (ControlLedger.Release,
+// dstsafe ledger retry) allows, as the schedule's own runs are. For a job
+// whose failed attempts need a person's look before they run again.
+func BackfillOnlyMissing() BackfillOption {
+	return func(c *backfillConfig) { c.onlyMissing = true }
 }
 
 // BackfillOverlap says how the periods of one Backfill run relative to
@@ -52,9 +68,10 @@ type BackfillResult struct {
 	// returned (Err; a failed run is recorded failed in the ledger).
 	Ran []Fire
 	// Recorded counts the periods of the range that already had a record
-	// the claim did not take over: succeeded or skipped (final), running,
-	// or failed or abandoned beyond what the job's RetryPolicy allows (an
-	// operator's ControlLedger.Release allows one more).
+	// the claim did not take over: succeeded or skipped (final) or
+	// running, and with BackfillOnlyMissing failed or abandoned beyond
+	// what the job's RetryPolicy allows (an operator's
+	// ControlLedger.Release allows one more).
 	Recorded int
 	// Left counts the periods of the range after BackfillLimit was
 	// reached, which this call did not look at.
@@ -62,15 +79,23 @@ type BackfillResult struct {
 }
 
 // Backfill runs every period of job's schedule due in [from, to) that has
-// no record yet, oldest first, through the same claim, lease, heartbeat
-// and fencing path as a scheduled run: a period another replica runs or
-// ran is not run again, so a second Backfill of the range runs nothing
-// (it is idempotent), and one that races the schedule runs each period
-// once. A failed or abandoned period runs again only if the job's
-// RetryPolicy (WithRetry) or an operator's release allows it. Periods due
-// after the clock's now are left to the schedule. It runs in the caller's
-// goroutine, does not need Run to be running, and stops early when ctx
-// ends (returning the result so far and ctx's error).
+// no succeeded record, oldest first, through the same claim, lease,
+// heartbeat and fencing path as a scheduled run: a period with no record,
+// and one whose attempts failed or were abandoned (taken over as the next
+// attempt, Run.Attempt > 1, whatever the job's RetryPolicy: the backfill
+// is the operator's decision to run it; BackfillOnlyMissing leaves those
+// to the RetryPolicy). Succeeded and skipped periods are final, whoever
+// skipped them (a pause, an operator's "dstsafe ledger skip" for a period
+// done by hand, a catch-up policy), and a running one belongs to its
+// holder: a period another replica runs or ran is not run again, so a
+// second Backfill of a range whose runs succeeded runs nothing (it is
+// idempotent), and one that races the schedule runs each period once.
+// Each period is claimed once per call: a run that fails is retried only
+// as the job's RetryPolicy says (WithRetry), and the next Backfill takes
+// it over again. Periods due after the clock's now are left to the
+// schedule. It runs in the caller's goroutine, does not need Run to be
+// running, and stops early when ctx ends (returning the result so far and
+// ctx's error).
 //
 // The periods are the schedule's own, as its fold and gap policies make
 // them: a fixed-time 01:30 job backfilled over 2024-11-03 in Chicago runs
@@ -112,6 +137,10 @@ func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time
 		to = now // not due yet: the schedule's
 	}
 	env := runEnv{ctx: ctx, sim: sim}
+	policy := spec.cfg.retry
+	if !cfg.onlyMissing {
+		env.takeOver, policy = &takeOverAll, takeOverAll
+	}
 
 	var tasks []task // OverlapAllow: the ones to run at once
 	o, ok := spec.nextAfter(from.Add(-time.Nanosecond))
@@ -125,7 +154,7 @@ func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time
 		}
 		t := task{spec: spec, o: o}
 		if cfg.overlap == OverlapAllow {
-			if rec, err := s.ledger.Get(ctx, job, o.Period); err == nil && !spec.cfg.retry.Allows(rec) {
+			if rec, err := s.ledger.Get(ctx, job, o.Period); err == nil && !policy.Allows(rec) {
 				res.Recorded++ // final, or not ours to take over: no goroutine for it
 				continue
 			}

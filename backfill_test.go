@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
@@ -145,54 +146,122 @@ func TestBackfillLimitAndOverlap(t *testing.T) {
 	})
 }
 
-// A failed period is in the result and recorded failed; a second backfill
-// leaves it alone unless the job's retry policy or an operator's release
-// allows a takeover.
+// A failed period is in the result and recorded failed. It has no
+// succeeded record, so the next backfill takes it over (attempt 2) and
+// leaves the succeeded ones alone, whatever the job's RetryPolicy; an
+// abandoned one (its holder died) too; a skipped one never. With
+// BackfillOnlyMissing a failed period waits for the job's RetryPolicy or
+// an operator's release, as the schedule's own runs do.
 func TestBackfillFailedPeriods(t *testing.T) {
 	start := time.Date(2024, 6, 11, 0, 0, 0, 0, time.UTC)
 	from, to := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 6, 5, 0, 0, 0, 0, time.UTC)
-	s, _, ledger := newSim(t, start)
-	fail := map[string]bool{"2024-06-02T06:00:00": true, "2024-06-03T06:00:00": true}
-	var mu sync.Mutex
-	job := func(_ context.Context, r dstsafe.Run) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if fail[r.Period] {
-			return fmt.Errorf("no data for %s", r.RunDate)
+	setup := func(t *testing.T) (*dstsafe.Scheduler, *dstsafe.MemoryLedger, func(fail ...string), *dstsafe.Cron, *clockwork.FakeClock) {
+		s, clock, ledger := newSim(t, start)
+		var mu sync.Mutex
+		failing := map[string]bool{}
+		job := func(_ context.Context, r dstsafe.Run) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if failing[r.Period] {
+				return fmt.Errorf("no data for %s", r.RunDate)
+			}
+			return nil
 		}
-		return nil
+		daily := mustCron(t, "0 6 * * *")
+		require.NoError(t, s.Add("report", daily, job))
+		setFailing := func(ps ...string) {
+			mu.Lock()
+			defer mu.Unlock()
+			failing = map[string]bool{}
+			for _, p := range ps {
+				failing[p] = true
+			}
+		}
+		return s, ledger, setFailing, daily, clock
 	}
-	daily := mustCron(t, "0 6 * * *")
-	require.NoError(t, s.Add("report", daily, job))
-	res, err := s.Backfill(context.Background(), "report", from, to)
-	require.NoError(t, err)
-	require.Len(t, res.Ran, 4)
-	require.Error(t, res.Ran[1].Err)
-	require.Error(t, res.Ran[2].Err)
-	require.Equal(t, dstsafe.StateFailed, records(t, ledger, "report")["2024-06-02T06:00:00"].State)
+	const p2, p3 = "2024-06-02T06:00:00", "2024-06-03T06:00:00"
 
-	mu.Lock()
-	fail = map[string]bool{}
-	mu.Unlock()
-	res, err = s.Backfill(context.Background(), "report", from, to)
-	require.NoError(t, err)
-	require.Empty(t, res.Ran, "no retry policy: failed periods stay failed")
-	require.Equal(t, 4, res.Recorded)
+	t.Run("default", func(t *testing.T) {
+		s, ledger, setFailing, _, _ := setup(t)
+		setFailing(p2, p3)
+		res, err := s.Backfill(context.Background(), "report", from, to)
+		require.NoError(t, err)
+		require.Len(t, res.Ran, 4)
+		require.Error(t, res.Ran[1].Err)
+		require.Error(t, res.Ran[2].Err)
+		require.Equal(t, dstsafe.StateFailed, records(t, ledger, "report")[p2].State)
 
-	_, err = ledger.Release(context.Background(), "report", "2024-06-02T06:00:00", "alice", "data loaded")
-	require.NoError(t, err)
-	res, err = s.Backfill(context.Background(), "report", from, to)
-	require.NoError(t, err)
-	require.Equal(t, []string{"2024-06-02T06:00:00"}, firePeriods(res.Ran, "report"), "the released period")
-	require.Equal(t, 2, res.Ran[0].Attempt)
+		// p3 fails again: it is taken over once per call, not retried.
+		setFailing(p3)
+		res, err = s.Backfill(context.Background(), "report", from, to)
+		require.NoError(t, err)
+		require.Equal(t, []string{p2, p3}, firePeriods(res.Ran, "report"), "the failed periods, oldest first")
+		require.Equal(t, 2, res.Ran[0].Attempt)
+		require.NoError(t, res.Ran[0].Err)
+		require.Error(t, res.Ran[1].Err)
+		require.Equal(t, 2, res.Recorded, "the two that succeeded the first time")
 
-	require.NoError(t, s.Update("report", daily, dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 2, Failed: true}, 0)))
-	res, err = s.Backfill(context.Background(), "report", from, to)
-	require.NoError(t, err)
-	require.Equal(t, []string{"2024-06-03T06:00:00"}, firePeriods(res.Ran, "report"), "the retry policy takes over the other")
-	for _, r := range records(t, ledger, "report") {
-		require.Equal(t, dstsafe.StateSucceeded, r.State, r.Period)
-	}
+		setFailing()
+		res, err = s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOverlap(dstsafe.OverlapAllow))
+		require.NoError(t, err)
+		require.Equal(t, []string{p3}, firePeriods(res.Ran, "report"))
+		require.Equal(t, 3, res.Ran[0].Attempt)
+		for _, r := range records(t, ledger, "report") {
+			require.Equal(t, dstsafe.StateSucceeded, r.State, r.Period)
+		}
+		res, err = s.Backfill(context.Background(), "report", from, to)
+		require.NoError(t, err)
+		require.Empty(t, res.Ran, "every period succeeded: nothing to run")
+		require.Equal(t, 4, res.Recorded)
+	})
+
+	t.Run("abandoned and skipped", func(t *testing.T) {
+		s, ledger, _, _, clock := setup(t)
+		ctx := context.Background()
+		// A holder that died without finishing: abandoned once its lease
+		// is over.
+		_, err := ledger.Claim(ctx, dstsafe.ClaimRequest{Job: "report", Period: p2, Owner: "crashed", Lease: time.Minute})
+		require.NoError(t, err)
+		clock.Advance(2 * time.Minute)
+		// A period an operator did by hand and recorded skipped.
+		rec, err := ledger.Claim(ctx, dstsafe.ClaimRequest{Job: "report", Period: p3, Owner: "alice"})
+		require.NoError(t, err)
+		_, err = ledger.Finish(ctx, "report", p3, rec.Token, dstsafe.StateSkipped, "charged by hand")
+		require.NoError(t, err)
+		res, err := s.Backfill(ctx, "report", from, to)
+		require.NoError(t, err)
+		require.Equal(t, []string{"2024-06-01T06:00:00", p2, "2024-06-04T06:00:00"}, firePeriods(res.Ran, "report"))
+		require.Equal(t, 2, res.Ran[1].Attempt, "the abandoned period, taken over")
+		require.Equal(t, 1, res.Recorded, "the skipped period is final")
+		require.Equal(t, dstsafe.StateSkipped, records(t, ledger, "report")[p3].State)
+	})
+
+	t.Run("only missing", func(t *testing.T) {
+		s, ledger, setFailing, daily, _ := setup(t)
+		setFailing(p2, p3)
+		_, err := s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOnlyMissing())
+		require.NoError(t, err)
+		setFailing()
+		res, err := s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOnlyMissing())
+		require.NoError(t, err)
+		require.Empty(t, res.Ran, "no retry policy: failed periods stay failed")
+		require.Equal(t, 4, res.Recorded)
+
+		_, err = ledger.Release(context.Background(), "report", p2, "alice", "data loaded")
+		require.NoError(t, err)
+		res, err = s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOnlyMissing())
+		require.NoError(t, err)
+		require.Equal(t, []string{p2}, firePeriods(res.Ran, "report"), "the released period")
+		require.Equal(t, 2, res.Ran[0].Attempt)
+
+		require.NoError(t, s.Update("report", daily, dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 2, Failed: true}, 0)))
+		res, err = s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOnlyMissing(), dstsafe.BackfillOverlap(dstsafe.OverlapAllow))
+		require.NoError(t, err)
+		require.Equal(t, []string{p3}, firePeriods(res.Ran, "report"), "the retry policy takes over the other")
+		for _, r := range records(t, ledger, "report") {
+			require.Equal(t, dstsafe.StateSucceeded, r.State, r.Period)
+		}
+	})
 }
 
 // Two replicas backfilling one range at once, and a backfill racing the

@@ -110,8 +110,9 @@
 // a resumed job goes on from the instant of the Resume with no burst,
 // under every catch-up policy; [WithPauseOnFailure] pauses it after n
 // consecutive failed periods. [Scheduler.Backfill] runs the periods of a
-// range that have no record, through the same claim, lease and fencing
-// path, so a second backfill runs nothing. [WithJitter] delays each start
+// range that have no succeeded record (none, failed or abandoned; skipped
+// ones are final), through the same claim, lease and fencing path, so a
+// second backfill of runs that succeeded runs nothing. [WithJitter] delays each start
 // by a hash of (job, period), below the schedule's shortest interval,
 // which the transitions shorten. [WithBounds] and [WithMaxRuns] limit a
 // job to a window and to n succeeded periods, the count kept in the

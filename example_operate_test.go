@@ -129,6 +129,35 @@ func ExampleScheduler_Backfill() {
 	// again: 0 ran, 3 already recorded
 }
 
+// A backfill runs the periods that did not succeed: the one that failed
+// is taken over as its second attempt. With BackfillOnlyMissing it waits
+// for the job's retry policy or an operator's release instead.
+func ExampleBackfillOnlyMissing() {
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 6, 5, 12, 0, 0, 0, time.UTC))
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), quietly)
+	daily, _ := dstsafe.ParseCron("CRON_TZ=UTC 0 6 * * *")
+	down := true // the data source is down on June 2
+	_ = s.Add("report", daily, func(_ context.Context, r dstsafe.Run) error {
+		if down && r.Period == "2024-06-02T06:00:00" {
+			return errors.New("no data")
+		}
+		return nil
+	})
+	from, to := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 6, 4, 0, 0, 0, 0, time.UTC)
+	res, _ := s.Backfill(context.Background(), "report", from, to)
+	fmt.Println("first:", len(res.Ran), "ran,", res.Ran[1].Period, res.Ran[1].Err)
+
+	down = false
+	res, _ = s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOnlyMissing())
+	fmt.Println("only missing:", len(res.Ran), "ran,", res.Recorded, "recorded")
+	res, _ = s.Backfill(context.Background(), "report", from, to)
+	fmt.Println("default:", res.Ran[0].Period, "attempt", res.Ran[0].Attempt, res.Ran[0].Err)
+	// Output:
+	// first: 3 ran, 2024-06-02T06:00:00 no data
+	// only missing: 0 ran, 3 recorded
+	// default: 2024-06-02T06:00:00 attempt 2 <nil>
+}
+
 // BackfillLimit bounds one call; the rest is counted in Left, and the
 // next call goes on where the last stopped.
 func ExampleBackfillLimit() {

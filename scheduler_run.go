@@ -21,6 +21,17 @@ type runEnv struct {
 	// live: a run of the schedule (runBatch), which OverlapCancelRunning
 	// may cancel; RunNow and Backfill are not.
 	live bool
+	// takeOver, when set, replaces the job's RetryPolicy in claims
+	// (Backfill: any failed or abandoned attempt).
+	takeOver *RetryPolicy
+}
+
+// claimPolicy is the RetryPolicy env's claims of t take over by.
+func (env runEnv) claimPolicy(t task) RetryPolicy {
+	if env.takeOver != nil {
+		return *env.takeOver
+	}
+	return t.spec.cfg.retry
 }
 
 func (rs *runState) env() runEnv {
@@ -140,7 +151,7 @@ func (s *Scheduler) claim(env runEnv, j *job, t task) (Record, error) {
 	err := s.ledgerCall(env, j.name, "run claim failed", func(ctx context.Context) error {
 		var err error
 		rec, err = s.ledger.Claim(ctx, ClaimRequest{
-			Job: j.name, Period: o.Period, Owner: s.owner, Lease: t.spec.cfg.lease, Retry: t.spec.cfg.retry,
+			Job: j.name, Period: o.Period, Owner: s.owner, Lease: t.spec.cfg.lease, Retry: env.claimPolicy(t),
 			Schedule: s.fingerprintNow(j),
 		})
 		return err
