@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +20,8 @@ import (
 // America/Chicago nights: a pause across the fold (periods skipped as
 // "paused" in the ledger, a second Scheduler obeying it, no burst on
 // resume), WithPauseOnFailure, a backfill across the gap (run once,
-// idempotent), WithMaxRuns with two Schedulers racing for the last run
+// idempotent), a backfill by a second Scheduler taking over a failed
+// period as attempt 2, WithMaxRuns with two Schedulers racing for the last run
 // (exactly n succeed), jitter that keeps every period key, and Describe's
 // latest record. RunLedgerTests checks the ledger's own contract; this
 // checks that the runner's use of it holds on the backend. The pause
@@ -39,6 +41,7 @@ func RunSchedulerTests(t *testing.T, newLedger NewLedgerFunc) {
 		{"PauseAcrossFold", s.testPauseAcrossFold},
 		{"PauseOnFailure", s.testPauseOnFailure},
 		{"BackfillAcrossGap", s.testBackfillAcrossGap},
+		{"BackfillTakesOverFailed", s.testBackfillTakesOverFailed},
 		{"MaxRunsRace", s.testMaxRunsRace},
 		{"JitterKeepsPeriods", s.testJitterKeepsPeriods},
 		{"Describe", s.testDescribe},
@@ -199,6 +202,47 @@ func (s schedSuite) testBackfillAcrossGap(t *testing.T) {
 		must.Equal(t, dstsafe.StateSucceeded, r.State, r.Period)
 		must.Equal(t, 1, r.Attempt, r.Period)
 	}
+}
+
+// A period whose run failed has no succeeded record: a second Scheduler's
+// backfill takes it over in the ledger as attempt 2 (the job has no
+// retry policy), leaves the succeeded one alone, and a third backfill
+// runs nothing.
+func (s schedSuite) testBackfillTakesOverFailed(t *testing.T) {
+	start := time.Date(2024, 11, 5, 0, 0, 0, 0, time.UTC)
+	l, clock, a := s.setup(t, start, "a")
+	b := newScheduler(clock, l, "b")
+	daily, err := dstsafe.ParseCron("CRON_TZ=UTC 0 6 * * *")
+	must.NoError(t, err, "ParseCron")
+	var failed atomic.Bool
+	failOnce := func(_ context.Context, r dstsafe.Run) error {
+		if r.Period == "2024-11-03T06:00:00" && failed.CompareAndSwap(false, true) {
+			return errors.New("upstream down")
+		}
+		return nil
+	}
+	must.NoError(t, a.Add("report", daily, failOnce), "Add")
+	must.NoError(t, b.Add("report", daily, failOnce), "Add")
+	from, to := time.Date(2024, 11, 3, 0, 0, 0, 0, time.UTC), time.Date(2024, 11, 5, 0, 0, 0, 0, time.UTC)
+	res, err := a.Backfill(context.Background(), "report", from, to)
+	must.NoError(t, err, "Backfill")
+	must.Len(t, res.Ran, 2)
+	must.True(t, res.Ran[0].Err != nil, "the first run of 11-03 fails")
+	must.Equal(t, dstsafe.StateFailed, s.records(t, l, "report")["2024-11-03T06:00:00"].State)
+
+	res, err = b.Backfill(context.Background(), "report", from, to)
+	must.NoError(t, err, "Backfill")
+	must.Len(t, res.Ran, 1)
+	must.Equal(t, "2024-11-03T06:00:00", res.Ran[0].Period)
+	must.Equal(t, 2, res.Ran[0].Attempt)
+	must.NoError(t, res.Ran[0].Err, "the takeover's run")
+	must.Equal(t, 1, res.Recorded)
+	for _, r := range s.records(t, l, "report") {
+		must.Equal(t, dstsafe.StateSucceeded, r.State, r.Period)
+	}
+	res, err = a.Backfill(context.Background(), "report", from, to)
+	must.NoError(t, err, "Backfill")
+	must.Len(t, res.Ran, 0)
 }
 
 // The race of issue 12: two Schedulers sharing a ledger at n-1 runs each
