@@ -137,9 +137,8 @@ func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time
 		to = now // not due yet: the schedule's
 	}
 	env := runEnv{ctx: ctx, sim: sim}
-	policy := spec.cfg.retry
 	if !cfg.onlyMissing {
-		env.takeOver, policy = &takeOverAll, takeOverAll
+		env.takeOver = &takeOverAll
 	}
 
 	var tasks []task // OverlapAllow: the ones to run at once
@@ -154,7 +153,7 @@ func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time
 		}
 		t := task{spec: spec, o: o}
 		if cfg.overlap == OverlapAllow {
-			if rec, err := s.ledger.Get(ctx, job, o.Period); err == nil && !policy.Allows(rec) {
+			if rec, err := s.ledger.Get(ctx, job, o.Period); err == nil && !env.claimPolicy(t).Allows(rec) {
 				res.Recorded++ // final, or not ours to take over: no goroutine for it
 				continue
 			}

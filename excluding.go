@@ -311,8 +311,9 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 		// second the schedule and the moves before it leave free.
 		w := Wall{Year: target.Year, Month: target.Month, Day: target.Day,
 			Hour: int(o.tod / 3600), Minute: int(o.tod / 60 % 60), Second: int(o.tod % 60)}
-		base, _ := Resolve(w, loc, Compatible)
-		u := tk.from(target, base.Unix())
+		at, _ := Resolve(w, loc, Compatible)
+		base := at.Unix()
+		u := tk.from(target, base)
 		for k := 0; k < 86400; k++ {
 			if tk.day == target && tk.has(u) || e.fires(u) {
 				u++
@@ -320,7 +321,7 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 			}
 			break
 		}
-		tk.add(target, base.Unix(), u)
+		tk.add(target, base, u)
 		if m := time.Unix(u, 0).In(loc); m.After(after) && (!found || m.Before(best)) {
 			best, bestOrig, found = m, o.at, true
 		}
