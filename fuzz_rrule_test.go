@@ -9,7 +9,7 @@ import (
 )
 
 // Fuzz targets for ParseRRule and RRule.Next, seeded from the table tests;
-// scripts/fuzz runs each for a few seconds.
+// scripts/fuzz runs each for 20,000 executions.
 
 // rruleSeeds are accepted rules of every frequency and part.
 var rruleSeeds = []string{
