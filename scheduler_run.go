@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 	"time"
 )
 
@@ -257,12 +258,19 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 		j.cancelRun = cancel
 		s.mu.Unlock()
 	}
-	stop := make(chan struct{})
-	hb := &beat{done: make(chan struct{})}
-	go s.heartbeat(env, runCtx, cancel, cfg, t, run, rec.LeaseUntil, slot, stop, hb)
+	// One small allocation hands the heartbeat what it needs: passing
+	// env, t and run to the goroutine by value copied some 500 bytes to
+	// the heap on every fire.
+	hb := &beat{
+		base: env.ctx, rs: env.rs, cancel: cancel, cfg: cfg,
+		job: run.Job, period: run.Period, token: run.Token,
+		leaseUntil: rec.LeaseUntil, slot: slot, stop: make(chan struct{}),
+	}
+	hb.wg.Add(1)
+	go s.heartbeat(hb)
 	err := callJob(runCtx, t.spec.fn, run)
-	close(stop)
-	<-hb.done
+	close(hb.stop)
+	hb.wg.Wait()
 	if register {
 		s.mu.Lock()
 		j.cancelRun = nil
@@ -406,9 +414,21 @@ func callJob(ctx context.Context, fn func(context.Context, Run) error, run Run) 
 	return fn(ctx, run)
 }
 
-// beat is what a heartbeat goroutine reports when it ends (done closes).
+// beat is a run's heartbeat: what its goroutine needs, and what it reports
+// when it ends (wg is done).
 type beat struct {
-	done chan struct{}
+	base       context.Context // the job's context before the run's own: ends the heartbeat when draining gives up
+	rs         *runState       // nil for RunNow
+	cancel     context.CancelCauseFunc
+	cfg        *jobConfig
+	job        string
+	period     string
+	token      int64
+	leaseUntil time.Time
+	slot       *runSlot      // the run slot under WithMaxRuns, or nil
+	stop       chan struct{} // closed when the job returns
+	wg         sync.WaitGroup
+
 	lost error // why it found the lease lost, if it did
 }
 
@@ -417,10 +437,9 @@ type beat struct {
 // when the lease is lost (taken over, or expired while the ledger was
 // unreachable) or the timeout passes, and stops when stop closes or the
 // scheduler gives up draining (base is cancelled).
-func (s *Scheduler) heartbeat(env runEnv, runCtx context.Context, cancel context.CancelCauseFunc, cfg *jobConfig, t task, run Run,
-	leaseUntil time.Time, slot *runSlot, stop <-chan struct{}, hb *beat) {
-	defer close(hb.done)
-	base := env.ctx
+func (s *Scheduler) heartbeat(hb *beat) {
+	defer hb.wg.Done()
+	base, cfg, cancel, slot, leaseUntil := hb.base, hb.cfg, hb.cancel, hb.slot, hb.leaseUntil
 	beatTimer := s.clock.NewTimer(cfg.heartbeat)
 	defer beatTimer.Stop()
 	var timeout <-chan time.Time
@@ -436,16 +455,16 @@ func (s *Scheduler) heartbeat(env runEnv, runCtx context.Context, cancel context
 	beats := beatTimer.Chan()
 	for {
 		select {
-		case <-stop:
+		case <-hb.stop:
 			return
 		case <-base.Done():
 			return
 		case <-timeout:
 			timeout = nil
-			s.log.Warn("run timeout", "job", run.Job, "period", run.Period, "timeout", cfg.timeout)
+			s.log.Warn("run timeout", "job", hb.job, "period", hb.period, "timeout", cfg.timeout)
 			cancel(ErrJobTimeout)
 		case <-beats:
-			rec, err := s.ledger.Heartbeat(base, run.Job, run.Period, run.Token, cfg.lease)
+			rec, err := s.ledger.Heartbeat(base, hb.job, hb.period, hb.token, cfg.lease)
 			if err == nil && slot != nil {
 				if _, serr := s.ledger.Heartbeat(base, slot.job, slot.period, slot.token, cfg.lease); serr != nil &&
 					(errors.Is(serr, ErrLeaseLost) || isPermanent(serr)) {
@@ -456,22 +475,22 @@ func (s *Scheduler) heartbeat(env runEnv, runCtx context.Context, cancel context
 			case err == nil:
 				leaseUntil = rec.LeaseUntil
 			case errors.Is(err, ErrLeaseLost):
-				s.log.Error("run lease lost", "job", run.Job, "period", run.Period, "token", run.Token, "error", err)
+				s.log.Error("run lease lost", "job", hb.job, "period", hb.period, "token", hb.token, "error", err)
 				lose(err)
 				beats = nil
 				continue
 			case isPermanent(err):
-				s.log.Error("run heartbeat failed", "job", run.Job, "period", run.Period, "error", err)
+				s.log.Error("run heartbeat failed", "job", hb.job, "period", hb.period, "error", err)
 				cancel(err)
-				if env.rs != nil {
-					s.fail(env.rs, run.Job, err)
+				if hb.rs != nil {
+					s.fail(hb.rs, hb.job, err)
 				}
 				beats = nil
 				continue
 			default:
-				s.log.Warn("run heartbeat failed", "job", run.Job, "period", run.Period, "error", err)
+				s.log.Warn("run heartbeat failed", "job", hb.job, "period", hb.period, "error", err)
 				if !s.clock.Now().Before(leaseUntil) {
-					s.log.Error("run lease expired", "job", run.Job, "period", run.Period, "lease_until", leaseUntil)
+					s.log.Error("run lease expired", "job", hb.job, "period", hb.period, "lease_until", leaseUntil)
 					lose(fmt.Errorf("%w: lease expired at %s while the ledger was unreachable", ErrLeaseLost, leaseUntil.Format(time.RFC3339)))
 					beats = nil
 					continue
