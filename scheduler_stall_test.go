@@ -45,13 +45,19 @@ func TestRunNowDuringSimulate(t *testing.T) {
 	for i := range 20 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			s, _, ledger := newSim(t, time.Date(2024, 6, 1, 0, 30, 0, 0, time.UTC))
+			const manualPeriod = "2024-05-30T12:00:00"
 			var mu sync.Mutex
 			attempts := 0
-			require.NoError(t, s.Add("backfill", mustCron(t, "0 12 * * *"), func(context.Context, dstsafe.Run) error {
+			firstAttempt := make(chan struct{})
+			require.NoError(t, s.Add("backfill", mustCron(t, "0 12 * * *"), func(_ context.Context, r dstsafe.Run) error {
+				if r.Period != manualPeriod {
+					return nil // the schedule's own 12:00 runs
+				}
 				mu.Lock()
 				defer mu.Unlock()
 				attempts++
 				if attempts == 1 {
+					close(firstAttempt)
 					return errors.New("upstream 503")
 				}
 				return nil
@@ -59,14 +65,20 @@ func TestRunNowDuringSimulate(t *testing.T) {
 			started := make(chan struct{})
 			require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), func(_ context.Context, r dstsafe.Run) error {
 				if r.Wall.Hour == 1 {
+					// The 01:00 run holds the simulation until RunNow's
+					// first attempt has run: RunNow is then inside the
+					// Scheduler, counted, wherever the Go scheduler put its
+					// goroutine. Without the wait the simulation could
+					// reach the schedule's own 12:00, or its end, first.
 					close(started)
+					<-firstAttempt
 				}
 				return nil
 			}))
 			runNow := make(chan error, 1)
 			go func() {
 				<-started
-				runNow <- s.RunNow(context.Background(), "backfill", "2024-05-30T12:00:00")
+				runNow <- s.RunNow(context.Background(), "backfill", manualPeriod)
 			}()
 			var fires []dstsafe.Fire
 			within(t, "Simulate", func() {
@@ -75,7 +87,7 @@ func TestRunNowDuringSimulate(t *testing.T) {
 				require.NoError(t, err)
 			})
 			require.NoError(t, <-runNow)
-			rec, err := ledger.Get(context.Background(), "backfill", "2024-05-30T12:00:00")
+			rec, err := ledger.Get(context.Background(), "backfill", manualPeriod)
 			require.NoError(t, err)
 			require.Equal(t, dstsafe.StateSucceeded, rec.State)
 			require.Equal(t, 2, rec.Attempt, "the retry after the backoff")
@@ -83,7 +95,7 @@ func TestRunNowDuringSimulate(t *testing.T) {
 			// fake time after the first attempt.
 			var manual []dstsafe.Fire
 			for _, f := range fires {
-				if f.Period == "2024-05-30T12:00:00" {
+				if f.Period == manualPeriod {
 					manual = append(manual, f)
 				}
 			}
