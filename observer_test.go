@@ -142,7 +142,7 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		h := startRun(t, s)
 		fc.Advance(30 * time.Second)
 		r := recv(t, job.started)
-		require.NoError(t, fc.BlockUntilContext(ctx, 2)) // loop and heartbeat timers
+		require.NoError(t, fc.BlockUntilContext(ctx, 2)) // the loop's timer and the leases' one
 		fc.Advance(20 * time.Second)                     // the heartbeat fails; the lease holds until 30 s
 		require.NoError(t, fc.BlockUntilContext(ctx, 2))
 		fc.Advance(11 * time.Second) // 31 s: abandoned

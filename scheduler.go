@@ -106,6 +106,8 @@ type Scheduler struct {
 	sleepUntil time.Time
 	sleeping   bool
 	wake       chan struct{}
+
+	keeper keeper // the running attempts' heartbeats and timeouts
 }
 
 // runState is one call of Run (or Simulate).
@@ -389,6 +391,8 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 		return ErrRunning
 	}
 	s.run = rs
+	s.keeper.hold()
+	defer s.keeper.release()
 	select {
 	case <-s.wake: // a poke for an earlier Run
 	default:

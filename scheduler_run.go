@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"sync"
 	"time"
 )
 
@@ -258,20 +257,14 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 		j.cancelRun = cancel
 		s.mu.Unlock()
 	}
-	// A small struct (and its stop channel) hands the heartbeat what it
-	// needs: passing env, t and run to the goroutine by value copied
-	// about 485 bytes to the heap on every fire (measured with
-	// BenchmarkSchedulerScale: 430 bytes less per fire in all, 18%).
 	hb := &beat{
 		base: env.ctx, rs: env.rs, cancel: cancel, cfg: cfg,
 		job: run.Job, period: run.Period, token: run.Token,
-		leaseUntil: rec.LeaseUntil, slot: slot, stop: make(chan struct{}),
+		leaseUntil: rec.LeaseUntil, slot: slot,
 	}
-	hb.wg.Add(1)
-	go s.heartbeat(hb)
+	s.keep(hb)
 	err := callJob(runCtx, t.spec.fn, run)
-	close(hb.stop)
-	hb.wg.Wait()
+	s.unkeep(hb)
 	if register {
 		s.mu.Lock()
 		j.cancelRun = nil
@@ -413,91 +406,4 @@ func callJob(ctx context.Context, fn func(context.Context, Run) error, run Run) 
 		}
 	}()
 	return fn(ctx, run)
-}
-
-// beat is a run's heartbeat: what its goroutine needs, and what it reports
-// when it ends (wg is done).
-type beat struct {
-	base       context.Context // the job's context before the run's own: ends the heartbeat when draining gives up
-	rs         *runState       // nil for RunNow
-	cancel     context.CancelCauseFunc
-	cfg        *jobConfig
-	job        string
-	period     string
-	token      int64
-	leaseUntil time.Time
-	slot       *runSlot      // the run slot under WithMaxRuns, or nil
-	stop       chan struct{} // closed when the job returns
-	wg         sync.WaitGroup
-
-	lost error // why it found the lease lost, if it did
-}
-
-// heartbeat extends the claim (and the run slot's, under WithMaxRuns)
-// every heartbeat interval while the job runs, cancels the job's context
-// when the lease is lost (taken over, or expired while the ledger was
-// unreachable) or the timeout passes, and stops when stop closes or the
-// scheduler gives up draining (base is cancelled).
-func (s *Scheduler) heartbeat(hb *beat) {
-	defer hb.wg.Done()
-	base, cfg, cancel, slot, leaseUntil := hb.base, hb.cfg, hb.cancel, hb.slot, hb.leaseUntil
-	beatTimer := s.clock.NewTimer(cfg.heartbeat)
-	defer beatTimer.Stop()
-	var timeout <-chan time.Time
-	if cfg.timeout > 0 {
-		tm := s.clock.NewTimer(cfg.timeout)
-		defer tm.Stop()
-		timeout = tm.Chan()
-	}
-	lose := func(err error) {
-		cancel(err)
-		hb.lost = err
-	}
-	beats := beatTimer.Chan()
-	for {
-		select {
-		case <-hb.stop:
-			return
-		case <-base.Done():
-			return
-		case <-timeout:
-			timeout = nil
-			s.log.Warn("run timeout", "job", hb.job, "period", hb.period, "timeout", cfg.timeout)
-			cancel(ErrJobTimeout)
-		case <-beats:
-			rec, err := s.ledger.Heartbeat(base, hb.job, hb.period, hb.token, cfg.lease)
-			if err == nil && slot != nil {
-				if _, serr := s.ledger.Heartbeat(base, slot.job, slot.period, slot.token, cfg.lease); serr != nil &&
-					(errors.Is(serr, ErrLeaseLost) || isPermanent(serr)) {
-					err = fmt.Errorf("run slot %s: %w", slot.period, serr)
-				}
-			}
-			switch {
-			case err == nil:
-				leaseUntil = rec.LeaseUntil
-			case errors.Is(err, ErrLeaseLost):
-				s.log.Error("run lease lost", "job", hb.job, "period", hb.period, "token", hb.token, "error", err)
-				lose(err)
-				beats = nil
-				continue
-			case isPermanent(err):
-				s.log.Error("run heartbeat failed", "job", hb.job, "period", hb.period, "error", err)
-				cancel(err)
-				if hb.rs != nil {
-					s.fail(hb.rs, hb.job, err)
-				}
-				beats = nil
-				continue
-			default:
-				s.log.Warn("run heartbeat failed", "job", hb.job, "period", hb.period, "error", err)
-				if !s.clock.Now().Before(leaseUntil) {
-					s.log.Error("run lease expired", "job", hb.job, "period", hb.period, "lease_until", leaseUntil)
-					lose(fmt.Errorf("%w: lease expired at %s while the ledger was unreachable", ErrLeaseLost, leaseUntil.Format(time.RFC3339)))
-					beats = nil
-					continue
-				}
-			}
-			beatTimer.Reset(cfg.heartbeat)
-		}
-	}
 }

@@ -315,7 +315,7 @@ func TestJobTimeout(t *testing.T) {
 	h := startRun(t, s)
 	fc.Advance(30 * time.Second)
 	r := recv(t, job.started)
-	require.NoError(t, fc.BlockUntilContext(context.Background(), 3)) // loop, heartbeat and timeout timers
+	require.NoError(t, fc.BlockUntilContext(context.Background(), 2)) // the loop's timer, and the one the heartbeat and the timeout share
 	fc.Advance(10 * time.Second)
 	require.ErrorIs(t, recv(t, job.causes), dstsafe.ErrJobTimeout)
 	h.settle(fc.Now())
@@ -355,7 +355,7 @@ func TestLeaseLostCancelsJob(t *testing.T) {
 	h := startRun(t, s)
 	fc.Advance(30 * time.Second)
 	r := recv(t, job.started)
-	require.NoError(t, fc.BlockUntilContext(context.Background(), 2)) // loop and heartbeat timers
+	require.NoError(t, fc.BlockUntilContext(context.Background(), 2)) // the loop's timer and the leases' one
 	fc.Advance(31 * time.Second)                                      // heartbeat due at 20 s; the lease ran out at 30 s
 	recv(t, ledger.entered)
 

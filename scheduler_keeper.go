@@ -1,0 +1,329 @@
+package dstsafe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+)
+
+// keeper keeps the leases of a Scheduler's running attempts: the
+// heartbeat that extends each claim every heartbeat interval, and the
+// timeout that cancels a job (WithTimeout). All of them share one timer
+// on the Scheduler's clock, due at the earliest heartbeat or timeout, and
+// one goroutine that waits on it; a heartbeat's ledger call runs in a
+// goroutine of its own, so a ledger that hangs delays no other run's
+// heartbeat or timeout.
+//
+// Before, every attempt started a heartbeat goroutine with a timer (and a
+// second timer for its timeout): a fifth of the cost of a fire, measured
+// with BenchmarkSchedulerScale. On a fake clock the keeper's timer is one
+// waiter while any attempt runs, whatever their number, and none while
+// none does.
+//
+// The goroutine runs while Run runs (hold and release) or an attempt is
+// registered, and ends when neither is left.
+type keeper struct {
+	mu      sync.Mutex
+	heap    []*beat
+	timer   clockwork.Timer // created at the first attempt, then Reset and Stopped
+	armed   time.Time       // the instant timer is set for; zero when stopped or fired
+	refs    int             // Run, while it runs, and every registered attempt
+	running bool            // the goroutine runs
+	wake    chan struct{}   // pokes the goroutine to look at refs
+}
+
+// beat is a running attempt's lease, as the keeper keeps it.
+type beat struct {
+	base       context.Context // the job's context before the run's own: when it ends (draining gave up), heartbeats stop
+	rs         *runState
+	cancel     context.CancelCauseFunc
+	cfg        *jobConfig
+	job        string
+	period     string
+	token      int64
+	leaseUntil time.Time
+	slot       *runSlot // the run slot under WithMaxRuns, or nil
+
+	// Under keeper.mu:
+	nextBeat  time.Time // zero while a heartbeat is in flight, or when they stopped
+	timeoutAt time.Time // zero without a timeout, or once it passed
+	index     int       // in keeper.heap; -1 when out of it
+	stopped   bool      // the job returned
+
+	inflight sync.WaitGroup // the heartbeat call in flight, if any
+	lost     error          // why a heartbeat found the lease lost, if one did
+}
+
+// due is when the keeper next has to act for b; zero for never.
+func (b *beat) due() time.Time {
+	switch {
+	case b.nextBeat.IsZero():
+		return b.timeoutAt
+	case b.timeoutAt.IsZero() || b.nextBeat.Before(b.timeoutAt):
+		return b.nextBeat
+	}
+	return b.timeoutAt
+}
+
+// hold keeps the goroutine alive while Run runs, so that attempts that
+// follow each other do not each start one.
+func (k *keeper) hold() {
+	k.mu.Lock()
+	k.refs++
+	k.mu.Unlock()
+}
+
+// release undoes hold.
+func (k *keeper) release() {
+	k.mu.Lock()
+	k.unrefLocked()
+	k.mu.Unlock()
+}
+
+func (k *keeper) unrefLocked() {
+	k.refs--
+	if k.refs == 0 && k.running {
+		select {
+		case k.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// keep registers an attempt that starts now: its first heartbeat is due
+// a heartbeat interval from now, its timeout (if any) a timeout from now.
+func (s *Scheduler) keep(b *beat) {
+	k := &s.keeper
+	now := s.clock.Now()
+	b.nextBeat = now.Add(b.cfg.heartbeat)
+	if b.cfg.timeout > 0 {
+		b.timeoutAt = now.Add(b.cfg.timeout)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.refs++
+	k.push(b)
+	if k.timer == nil {
+		k.timer = s.clock.NewTimer(b.due().Sub(now))
+		k.armed = b.due()
+		k.wake = make(chan struct{}, 1)
+	} else {
+		k.rearmLocked(now)
+	}
+	if !k.running {
+		k.running = true
+		go s.keepLoop(k.timer.Chan())
+	}
+}
+
+// unkeep unregisters b when its job has returned, and waits for a
+// heartbeat call in flight: the outcome is recorded after it.
+func (s *Scheduler) unkeep(b *beat) {
+	k := &s.keeper
+	k.mu.Lock()
+	b.stopped = true
+	if b.index >= 0 {
+		k.remove(b)
+		k.rearmLocked(s.clock.Now())
+	}
+	k.unrefLocked()
+	k.mu.Unlock()
+	b.inflight.Wait()
+}
+
+// rearmLocked sets the timer for the earliest due attempt, or stops it
+// when none is left. k.mu is held.
+func (k *keeper) rearmLocked(now time.Time) {
+	if len(k.heap) == 0 {
+		if !k.armed.IsZero() {
+			k.timer.Stop()
+			k.armed = time.Time{}
+		}
+		return
+	}
+	if due := k.heap[0].due(); !due.Equal(k.armed) {
+		k.timer.Reset(due.Sub(now))
+		k.armed = due
+	}
+}
+
+// keepLoop is the keeper's goroutine: on each tick of the timer it
+// cancels the jobs whose timeout passed and starts the heartbeats that are
+// due, then sets the timer for the next; it ends when nothing holds it.
+func (s *Scheduler) keepLoop(tick <-chan time.Time) {
+	k := &s.keeper
+	var timeouts, beats []*beat
+	for {
+		select {
+		case <-tick:
+		case <-k.wake:
+		}
+		now := s.clock.Now()
+		k.mu.Lock()
+		if k.refs == 0 {
+			k.running = false
+			k.mu.Unlock()
+			return
+		}
+		k.armed = time.Time{} // it fired, or a Reset raced a tick: set it afresh
+		timeouts, beats = timeouts[:0], beats[:0]
+		for len(k.heap) > 0 && !k.heap[0].due().After(now) {
+			b := k.heap[0]
+			if !b.timeoutAt.IsZero() && !b.timeoutAt.After(now) {
+				b.timeoutAt = time.Time{}
+				timeouts = append(timeouts, b)
+			}
+			if !b.nextBeat.IsZero() && !b.nextBeat.After(now) {
+				b.nextBeat = time.Time{}
+				b.inflight.Add(1)
+				beats = append(beats, b)
+			}
+			k.remove(b)
+			if !b.due().IsZero() {
+				k.push(b)
+			}
+		}
+		k.rearmLocked(now)
+		k.mu.Unlock()
+		for _, b := range timeouts {
+			if b.base.Err() != nil {
+				continue // Run gave up draining: the job's context has ended
+			}
+			s.log.Warn("run timeout", "job", b.job, "period", b.period, "timeout", b.cfg.timeout)
+			b.cancel(ErrJobTimeout)
+		}
+		for _, b := range beats {
+			go s.heartbeat(b)
+		}
+		clear(timeouts)
+		clear(beats)
+	}
+}
+
+// heartbeat extends b's claim (and its run slot's, under WithMaxRuns) and
+// schedules the next, or cancels the job's context when the lease is lost
+// (taken over, or expired while the ledger was unreachable) or the ledger
+// failed for good. It stops when the job's base context has ended (Run
+// gave up draining).
+func (s *Scheduler) heartbeat(b *beat) {
+	defer b.inflight.Done()
+	base, cfg := b.base, b.cfg
+	if base.Err() != nil {
+		return
+	}
+	lose := func(err error) {
+		b.cancel(err)
+		b.lost = err
+	}
+	rec, err := s.ledger.Heartbeat(base, b.job, b.period, b.token, cfg.lease)
+	if err == nil && b.slot != nil {
+		if _, serr := s.ledger.Heartbeat(base, b.slot.job, b.slot.period, b.slot.token, cfg.lease); serr != nil &&
+			(errors.Is(serr, ErrLeaseLost) || isPermanent(serr)) {
+			err = fmt.Errorf("run slot %s: %w", b.slot.period, serr)
+		}
+	}
+	switch {
+	case err == nil:
+		b.leaseUntil = rec.LeaseUntil
+	case errors.Is(err, ErrLeaseLost):
+		s.log.Error("run lease lost", "job", b.job, "period", b.period, "token", b.token, "error", err)
+		lose(err)
+		return
+	case isPermanent(err):
+		s.log.Error("run heartbeat failed", "job", b.job, "period", b.period, "error", err)
+		b.cancel(err)
+		if b.rs != nil {
+			s.fail(b.rs, b.job, err)
+		}
+		return
+	default:
+		s.log.Warn("run heartbeat failed", "job", b.job, "period", b.period, "error", err)
+		if !s.clock.Now().Before(b.leaseUntil) {
+			s.log.Error("run lease expired", "job", b.job, "period", b.period, "lease_until", b.leaseUntil)
+			lose(fmt.Errorf("%w: lease expired at %s while the ledger was unreachable", ErrLeaseLost, b.leaseUntil.Format(time.RFC3339)))
+			return
+		}
+	}
+	if base.Err() != nil {
+		return
+	}
+	k := &s.keeper
+	now := s.clock.Now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if b.stopped {
+		return
+	}
+	b.nextBeat = now.Add(cfg.heartbeat)
+	if b.index >= 0 {
+		k.remove(b)
+	}
+	k.push(b)
+	k.rearmLocked(now)
+}
+
+// push, remove, up and down keep k.heap a binary min-heap by due.
+
+func (k *keeper) push(b *beat) {
+	b.index = len(k.heap)
+	k.heap = append(k.heap, b)
+	k.up(b.index)
+}
+
+func (k *keeper) remove(b *beat) {
+	i, last := b.index, len(k.heap)-1
+	if i != last {
+		k.swap(i, last)
+	}
+	k.heap[last] = nil
+	k.heap = k.heap[:last]
+	b.index = -1
+	if i != last {
+		if !k.down(i) {
+			k.up(i)
+		}
+	}
+}
+
+func (k *keeper) less(i, j int) bool { return k.heap[i].due().Before(k.heap[j].due()) }
+
+func (k *keeper) swap(i, j int) {
+	k.heap[i], k.heap[j] = k.heap[j], k.heap[i]
+	k.heap[i].index, k.heap[j].index = i, j
+}
+
+func (k *keeper) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !k.less(i, p) {
+			return
+		}
+		k.swap(i, p)
+		i = p
+	}
+}
+
+// down moves heap[i] down; it reports whether it moved.
+func (k *keeper) down(i int) bool {
+	start := i
+	for {
+		l := 2*i + 1
+		if l >= len(k.heap) {
+			break
+		}
+		m := l
+		if r := l + 1; r < len(k.heap) && k.less(r, l) {
+			m = r
+		}
+		if !k.less(m, i) {
+			break
+		}
+		k.swap(i, m)
+		i = m
+	}
+	return i > start
+}
