@@ -82,7 +82,12 @@ func (e *JobError) Unwrap() error { return e.Err }
 // that are due, and everything that waits on the ledger (resuming a job
 // after a restart, recording missed periods, claiming, running) happens in
 // the job's own goroutine, never in the loop: a slow or hung ledger delays
-// the job, not the others, and not Run's return (see Run).
+// the job, not the others, and not Run's return (see Run). The running
+// attempts' heartbeats and timeouts (WithLease, WithTimeout) share one
+// timer on the Clock and one goroutine, with each heartbeat's ledger call
+// in a goroutine of its own: a hung heartbeat delays no other run's. On a
+// *clockwork.FakeClock that timer is one waiter while any attempt runs,
+// however many do, and none while none does.
 //
 // Build one with NewScheduler, Add jobs (before or while Run runs), then
 // call Run. Update and Remove change jobs while it runs. A Scheduler is
