@@ -32,11 +32,12 @@ func (l *beatLedger) Heartbeat(ctx context.Context, job, period string, token in
 	return rec, err
 }
 
-// Four attempts run at once, their heartbeats and the one timeout on the
+// Four attempts run at once, their heartbeats and two timeouts on the
 // keeper's shared timer. A heartbeat that hangs in the ledger holds up no
-// other run's heartbeat or timeout; every lease is extended from the
-// instant its heartbeat reached the ledger; and once the runs end no timer
-// of theirs is left on the clock.
+// other run's heartbeat or timeout, nor its own run's timeout (before the
+// keeper it did: the run's heartbeat goroutine watched both); every lease
+// is extended from the instant its heartbeat reached the ledger; and once
+// the runs end no heartbeat of theirs reaches the ledger.
 func TestHeartbeatsOfManyRuns(t *testing.T) {
 	t0 := time.Date(2024, 6, 1, 12, 1, 0, 0, time.UTC)
 	fc := clockwork.NewFakeClockAt(t0.Add(-30 * time.Second))
@@ -47,8 +48,11 @@ func TestHeartbeatsOfManyRuns(t *testing.T) {
 	for _, name := range []string{"a", "b", "stuck", "timed"} {
 		jobs[name] = newBlockingJob()
 		opts := []dstsafe.JobOption{dstsafe.WithLease(30*time.Second, 10*time.Second)}
-		if name == "timed" {
+		switch name {
+		case "timed":
 			opts = append(opts, dstsafe.WithTimeout(25*time.Second))
+		case "stuck":
+			opts = append(opts, dstsafe.WithTimeout(20*time.Second))
 		}
 		require.NoError(t, s.Add(name, mustCron(t, "1 12 * * *"), jobs[name].run, opts...))
 	}
@@ -82,14 +86,15 @@ func TestHeartbeatsOfManyRuns(t *testing.T) {
 	}
 	require.Equal(t, t0.Add(30*time.Second), leaseOf("stuck"), "its heartbeat has not reached the ledger")
 
-	fc.Advance(15 * time.Second) // 25 s after the start: the timeout, while the stuck call still hangs
+	fc.Advance(15 * time.Second) // 25 s after the start: both timeouts, while the stuck call still hangs
+	require.ErrorIs(t, recv(t, jobs["stuck"].causes), dstsafe.ErrJobTimeout)
 	require.ErrorIs(t, recv(t, jobs["timed"].causes), dstsafe.ErrJobTimeout)
 
 	close(ledger.gate) // the stuck heartbeat reaches the ledger 25 s after the start, inside its lease
 	for job := ""; job != "stuck"; job = recv(t, ledger.beats) {
 	}
 	require.Equal(t, t0.Add(55*time.Second), leaseOf("stuck"))
-	for _, name := range []string{"a", "b", "stuck"} {
+	for _, name := range []string{"a", "b"} {
 		jobs[name].release <- nil
 	}
 	h.settle(fc.Now())
@@ -97,7 +102,7 @@ func TestHeartbeatsOfManyRuns(t *testing.T) {
 		rec, err := ledger.Get(context.Background(), name, periods[name])
 		require.NoError(t, err)
 		want := dstsafe.StateSucceeded
-		if name == "timed" {
+		if name == "timed" || name == "stuck" {
 			want = dstsafe.StateFailed
 		}
 		require.Equal(t, want, rec.State, name)
