@@ -1,6 +1,7 @@
 package dstsafe
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +29,7 @@ import (
 // registered, and ends when neither is left.
 type keeper struct {
 	mu      sync.Mutex
-	heap    []*beat
+	heap    beatHeap
 	timer   clockwork.Timer // created at the first attempt, then Reset and Stopped
 	armed   time.Time       // the instant timer is set for; zero when stopped or fired
 	refs    int             // Run, while it runs, and every registered attempt
@@ -182,9 +183,10 @@ func (s *Scheduler) keepLoop(tick <-chan time.Time) {
 				b.inflight.Add(1)
 				beats = append(beats, b)
 			}
-			k.remove(b)
-			if !b.due().IsZero() {
-				k.push(b)
+			if b.due().IsZero() {
+				k.remove(b)
+			} else {
+				heap.Fix(&k.heap, 0)
 			}
 		}
 		k.rearmLocked(now)
@@ -260,70 +262,36 @@ func (s *Scheduler) heartbeat(b *beat) {
 	}
 	b.nextBeat = now.Add(cfg.heartbeat)
 	if b.index >= 0 {
-		k.remove(b)
+		heap.Fix(&k.heap, b.index) // still there for its timeout
+	} else {
+		k.push(b)
 	}
-	k.push(b)
 	k.rearmLocked(now)
 }
 
-// push, remove, up and down keep k.heap a binary min-heap by due.
+// beatHeap is container/heap's view of the running attempts: a min-heap
+// by due, each beat knowing its index.
+type beatHeap []*beat
 
-func (k *keeper) push(b *beat) {
-	b.index = len(k.heap)
-	k.heap = append(k.heap, b)
-	k.up(b.index)
+func (h beatHeap) Len() int           { return len(h) }
+func (h beatHeap) Less(i, j int) bool { return h[i].due().Before(h[j].due()) }
+func (h beatHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
 }
-
-func (k *keeper) remove(b *beat) {
-	i, last := b.index, len(k.heap)-1
-	if i != last {
-		k.swap(i, last)
-	}
-	k.heap[last] = nil
-	k.heap = k.heap[:last]
+func (h *beatHeap) Push(x any) {
+	b := x.(*beat)
+	b.index = len(*h)
+	*h = append(*h, b)
+}
+func (h *beatHeap) Pop() any {
+	old := *h
+	b := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
 	b.index = -1
-	if i != last {
-		if !k.down(i) {
-			k.up(i)
-		}
-	}
+	return b
 }
 
-func (k *keeper) less(i, j int) bool { return k.heap[i].due().Before(k.heap[j].due()) }
-
-func (k *keeper) swap(i, j int) {
-	k.heap[i], k.heap[j] = k.heap[j], k.heap[i]
-	k.heap[i].index, k.heap[j].index = i, j
-}
-
-func (k *keeper) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !k.less(i, p) {
-			return
-		}
-		k.swap(i, p)
-		i = p
-	}
-}
-
-// down moves heap[i] down; it reports whether it moved.
-func (k *keeper) down(i int) bool {
-	start := i
-	for {
-		l := 2*i + 1
-		if l >= len(k.heap) {
-			break
-		}
-		m := l
-		if r := l + 1; r < len(k.heap) && k.less(r, l) {
-			m = r
-		}
-		if !k.less(m, i) {
-			break
-		}
-		k.swap(i, m)
-		i = m
-	}
-	return i > start
-}
+func (k *keeper) push(b *beat)   { heap.Push(&k.heap, b) }
+func (k *keeper) remove(b *beat) { heap.Remove(&k.heap, b.index) }
