@@ -40,14 +40,10 @@ func (l *Ledger) Release(ctx context.Context, job, period, by, reason string) (d
 		if !errors.Is(err, sql.ErrNoRows) {
 			return dstsafe.Record{}, mapErr("release", job, period, err)
 		}
-		cur, err := l.one(ctx, l.sql.get, []any{job, period})
-		if errors.Is(err, sql.ErrNoRows) {
-			return dstsafe.Record{}, ledgerkit.NotFound(job, period)
-		}
+		cur, err := l.current(ctx, "release", job, period)
 		if err != nil {
-			return dstsafe.Record{}, mapErr("release", job, period, err)
+			return dstsafe.Record{}, err
 		}
-		cur.State = cur.StateAt(l.now())
 		if cur.State != dstsafe.StateFailed && cur.State != dstsafe.StateAbandoned {
 			return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: cur}
 		}

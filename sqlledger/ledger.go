@@ -398,12 +398,19 @@ func (l *Ledger) Get(ctx context.Context, job, period string) (dstsafe.Record, e
 	if err := ledgerkit.CheckGet(ctx, job, period); err != nil {
 		return dstsafe.Record{}, err
 	}
+	return l.current(ctx, "get", job, period)
+}
+
+// current reads a period's record with its State as of now (the Ledger's
+// clock), or the ErrNotFound error; op names the operation in other
+// errors. Get and Release's recheck share it.
+func (l *Ledger) current(ctx context.Context, op, job, period string) (dstsafe.Record, error) {
 	r, err := l.one(ctx, l.sql.get, []any{job, period})
 	if errors.Is(err, sql.ErrNoRows) {
 		return dstsafe.Record{}, ledgerkit.NotFound(job, period)
 	}
 	if err != nil {
-		return dstsafe.Record{}, mapErr("get", job, period, err)
+		return dstsafe.Record{}, mapErr(op, job, period, err)
 	}
 	r.State = r.StateAt(l.now())
 	return r, nil
