@@ -67,7 +67,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{nextCmd, explainCmd, transitionsCmd, resolveCmd, checkCmd, tzdiffCmd, ledgerCmd}
+	commands = []*command{nextCmd, explainCmd, transitionsCmd, resolveCmd, checkCmd, tzdiffCmd, ledgerCmd, execCmd}
 }
 
 // commandNames lists the commands for an error message: "next, explain, ...".

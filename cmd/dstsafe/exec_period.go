@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dstsafe/dstsafe"
+)
+
+// dueOccurrence returns the latest occurrence of cr at or before now, if
+// it is at most misfire before now: the period a trigger firing at now
+// stands for. A trigger is late by its own scheduling (a CronJob
+// controller's 10 s loop, a pod's image pull, a systemd timer's
+// AccuracySec), so an occurrence a little before now is the one it was
+// fired for; one further back was some other trigger's, and running it now
+// would be a catch-up nobody asked for.
+//
+// At a fall-back night a fixed-time 01:30 job has one occurrence, at the
+// first 01:30: a trigger at the second 01:30, an hour later, finds nothing
+// due (with a misfire window under an hour) or the period already claimed
+// (with a wider one). At a spring-forward night the 02:30 occurrence is at
+// 03:30 (GapShift): a trigger at 03:00, right after the gap, finds nothing
+// due and one at 03:30 runs it.
+func dueOccurrence(cr *dstsafe.Cron, now time.Time, misfire time.Duration) (dstsafe.Occurrence, bool) {
+	var last dstsafe.Occurrence
+	found := false
+	// NextOccurrence is strictly after its argument: start a nanosecond
+	// before the window so an occurrence exactly misfire ago counts.
+	for o, ok := cr.NextOccurrence(now.Add(-misfire - time.Nanosecond)); ok && !o.At.After(now); o, ok = cr.NextOccurrence(o.At) {
+		last, found = o, true
+	}
+	return last, found
+}
+
+// foldSpan bounds how far before a scheduled time its wall reading's
+// first instance may be: a fold repeats at most a few hours (one hour for
+// DST almost everywhere).
+const foldSpan = 6 * time.Hour
+
+// scheduledOccurrence returns the occurrence of cr a trigger names by its
+// scheduled time at (a CronJob's scheduled-timestamp annotation): the
+// occurrence at that instant, or, when at is the second instance of a
+// repeated wall reading that the schedule fires once (a trigger that
+// fires a fixed-time job at both 01:30s of a fall-back night, as
+// Kubernetes CronJobs do), the occurrence of that wall reading, so both
+// triggers claim one period. Any other instant is not the schedule's:
+// the trigger's schedule and --schedule disagree.
+func scheduledOccurrence(cr *dstsafe.Cron, at time.Time) (dstsafe.Occurrence, error) {
+	if o, ok := cr.NextOccurrence(at.Add(-time.Nanosecond)); ok && o.At.Equal(at) {
+		return o, nil
+	}
+	w := dstsafe.WallOf(at.In(cr.Location()))
+	for o, ok := cr.NextOccurrence(at.Add(-foldSpan)); ok && !o.At.After(at); o, ok = cr.NextOccurrence(o.At) {
+		if o.Wall == w {
+			return o, nil
+		}
+	}
+	return dstsafe.Occurrence{}, usagef("scheduled time %s (%s in %s) is not an occurrence of %q: the trigger's schedule and --schedule disagree",
+		at.UTC().Format(time.RFC3339), w, cr.Location(), cr.String())
+}
+
+// periodFields are what the command gets of its period, as template
+// fields ({{.RunDate}}) and DSTSAFE_* environment variables.
+type periodFields struct {
+	Job    string
+	Period string // the ledger key, Occurrence.Period
+	// RunDate is the date of the scheduled wall reading, as the Scheduler's
+	// Run.RunDate (without WithRunDateLocation): a 23:30 run pushed past
+	// midnight by a gap keeps its date.
+	RunDate        string
+	Due            string // the instant due, RFC 3339 in the schedule's zone
+	Wall           string // the scheduled wall reading (02:30 when a gap moved it to 03:30)
+	Kind           string // unique, fold or gap
+	Attempt        int
+	Token          int64
+	Owner          string
+	IdempotencyKey string
+}
+
+// fieldsOf builds the fields of occurrence o of job, claimed as rec, the
+// way the Scheduler builds a Run from an occurrence: Period is
+// o.Period, RunDate the date of o.Wall, Due o.At.
+func fieldsOf(job string, o dstsafe.Occurrence, rec dstsafe.Record) periodFields {
+	return periodFields{
+		Job: job, Period: o.Period,
+		RunDate: dstsafe.Date{Year: o.Wall.Year, Month: o.Wall.Month, Day: o.Wall.Day}.String(),
+		Due:     o.At.Format(time.RFC3339), Wall: o.Wall.String(), Kind: o.Kind.String(),
+		Attempt: rec.Attempt, Token: rec.Token, Owner: rec.Owner,
+		IdempotencyKey: idempotencyKey(job, o.Period),
+	}
+}
+
+// idempotencyKey is the key a run passes to systems that deduplicate
+// writes (a payment provider's Idempotency-Key): JOB/PERIOD, the same for
+// every attempt of the period, so a retry after a crash is recognised as
+// the same request.
+func idempotencyKey(job, period string) string { return job + "/" + period }
+
+// env is the fields as DSTSAFE_* environment variables.
+func (f periodFields) env() []string {
+	return []string{
+		"DSTSAFE_JOB=" + f.Job,
+		"DSTSAFE_PERIOD=" + f.Period,
+		"DSTSAFE_RUN_DATE=" + f.RunDate,
+		"DSTSAFE_DUE=" + f.Due,
+		"DSTSAFE_WALL=" + f.Wall,
+		"DSTSAFE_KIND=" + f.Kind,
+		fmt.Sprintf("DSTSAFE_ATTEMPT=%d", f.Attempt),
+		fmt.Sprintf("DSTSAFE_TOKEN=%d", f.Token),
+		"DSTSAFE_OWNER=" + f.Owner,
+		"DSTSAFE_IDEMPOTENCY_KEY=" + f.IdempotencyKey,
+	}
+}
