@@ -482,7 +482,11 @@ func sigName(s os.Signal) string {
 func (x *execRun) openLedger(ctx context.Context) (dstsafe.Ledger, func(), error) {
 	lf := &x.f.lf
 	if lf.sqlite != "" {
-		if _, err := os.Stat(lf.sqlite); errors.Is(err, fs.ErrNotExist) {
+		_, err := os.Stat(lf.sqlite)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("SQLite file: %w", err)
+		}
+		if err != nil {
 			if !lf.migrate {
 				return nil, nil, fmt.Errorf("no SQLite file %s (--migrate creates it)", lf.sqlite)
 			}

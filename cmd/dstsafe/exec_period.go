@@ -24,9 +24,12 @@ import (
 func dueOccurrence(cr *dstsafe.Cron, now time.Time, misfire time.Duration) (dstsafe.Occurrence, bool) {
 	var last dstsafe.Occurrence
 	found := false
-	// NextOccurrence is strictly after its argument: start a nanosecond
-	// before the window so an occurrence exactly misfire ago counts.
-	for o, ok := cr.NextOccurrence(now.Add(-misfire - time.Nanosecond)); ok && !o.At.After(now); o, ok = cr.NextOccurrence(o.At) {
+	// Occurrences fall on whole seconds and NextOccurrence is strictly
+	// after its argument: start just before the window's first whole
+	// second, so an occurrence misfire ago counts even when now is a
+	// fraction of a second past a whole one.
+	from := now.Add(-misfire).Truncate(time.Second).Add(-time.Nanosecond)
+	for o, ok := cr.NextOccurrence(from); ok && !o.At.After(now); o, ok = cr.NextOccurrence(o.At) {
 		last, found = o, true
 	}
 	return last, found

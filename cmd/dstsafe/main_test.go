@@ -27,7 +27,9 @@ func TestMain(m *testing.M) {
 		// test can run it in a fresh process (ZONEINFO is read once).
 		main()
 	}
-	os.Exit(dstsafetest.RunWithZoneinfo(m))
+	code := dstsafetest.RunWithZoneinfo(m)
+	removeDstsafeBinary()
+	os.Exit(code)
 }
 
 // fixedNow is the "now" of every test; goldens pass --from anyway.
