@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
 // succeeded counts job's succeeded periods in the ledger.
@@ -100,10 +101,10 @@ func TestMaxRunsAcrossRestarts(t *testing.T) {
 // room for the slots' key.
 func TestMaxRunsArguments(t *testing.T) {
 	s, _, _ := newSim(t, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
-	require.ErrorIs(t, s.Add("a", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(-1)), dstsafe.ErrInvalidRange)
-	name := strings.Repeat("j", dstsafe.MaxKeyLen-len("/max-runs")) // the longest name WithMaxRuns takes
+	require.ErrorIs(t, s.Add("a", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(-1)), dstsafe.ErrInvalidArgument)
+	name := strings.Repeat("j", ledgerkit.MaxKeyLen-len("/max-runs")) // the longest name WithMaxRuns takes
 	require.NoError(t, s.Add(name, mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(1)))
-	require.ErrorIs(t, s.Add(name+"x", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(1)), dstsafe.ErrInvalidJobName)
+	require.ErrorIs(t, s.Add(name+"x", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(1)), dstsafe.ErrInvalidArgument)
 	require.NoError(t, s.Add("b", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(0)))
 }
 

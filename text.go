@@ -10,7 +10,7 @@ import (
 // files. Every enum marshals to the name its String method prints and
 // unmarshals from that name in any case. A value out of range does not
 // marshal and an unknown name does not unmarshal: both fail with an error
-// wrapping ErrUnknownPolicy that names the type and the value. Kind and
+// wrapping ErrInvalidArgument that names the type and the value. Kind and
 // State have no named zero value; their zero marshals to "" and "" unmarshals
 // to it, so a zero Record or Occurrence round-trips.
 
@@ -163,7 +163,7 @@ func names[T enum](lo, hi T) []string {
 }
 
 // enumError is an enum value out of range or a name no value has. It wraps
-// ErrUnknownPolicy.
+// ErrInvalidArgument.
 type enumError struct {
 	what  string   // "fold policy"
 	value string   // the quoted text, or the integer out of range
@@ -175,4 +175,4 @@ func (e *enumError) Error() string {
 	return "dstsafe: unknown " + e.what + " " + e.value + ": want " + strings.Join(e.want[:n-1], ", ") + " or " + e.want[n-1]
 }
 
-func (e *enumError) Unwrap() error { return ErrUnknownPolicy }
+func (e *enumError) Unwrap() error { return errUnknownPolicy }
