@@ -61,7 +61,6 @@ func WithStep(d time.Duration) SimulateOption {
 	return func(c *simConfig) { c.step = d }
 }
 
-
 // Simulate runs s — the same Scheduler.Run a service calls — on its fake
 // clock from the clock's current instant for d, and returns every run it
 // started (RunNow calls made meanwhile included), ordered by the instant
