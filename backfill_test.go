@@ -14,6 +14,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // Backfilling the two Chicago nights days later runs exactly the periods
@@ -55,7 +56,7 @@ func TestBackfillAcrossTheNights(t *testing.T) {
 					require.Equal(t, want[i].Kind, f.Kind, "%v", f)
 					require.Equal(t, wallOfNaiveSeconds(want[i].Wall), f.Wall, "%v", f)
 					require.NoError(t, f.Err)
-					require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventSucceeded},
+					require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.Succeeded},
 						ev.types("sync", f.Period), f.Period)
 				}
 				require.Zero(t, res.Recorded)

@@ -1,6 +1,6 @@
 package dstsafe
 
-import "errors"
+import "github.com/dstsafe/dstsafe/internal/argerr"
 
 // ErrInvalidArgument is wrapped by every error that refuses an argument a
 // caller passed: a nil *time.Location, Schedule or job function; an empty,
@@ -12,7 +12,7 @@ import "errors"
 // (usually a *ArgError, *KeyError, *WallError, *ParseError or *JobError)
 // names the argument and why, so a caller tests for the class with
 // errors.Is(err, ErrInvalidArgument) and reads the message to fix it.
-var ErrInvalidArgument = errors.New("dstsafe: invalid argument")
+var ErrInvalidArgument = argerr.ErrInvalidArgument
 
 // invalid is the sentinel of one kind of invalid argument: its own message
 // (so errors say what was wrong), and errors.Is reports it as

@@ -90,7 +90,7 @@ func WithWakeInterval(d time.Duration) SchedulerOption {
 }
 
 // WithObserver tells o about everything the Scheduler does with each
-// period (see Observer and EventType for what is emitted where). Several
+// period (see Observer and event.Type for what is emitted where). Several
 // WithObserver options all observe, in the order given; a nil Observer is
 // ignored. Defaults to none.
 func WithObserver(o Observer) SchedulerOption {

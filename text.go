@@ -96,17 +96,6 @@ func (o *Overlap) UnmarshalText(text []byte) error {
 	return unmarshalEnum(o, text, OverlapSkip, OverlapBufferOne, "overlap")
 }
 
-// MarshalText returns t.String(), and "" for the zero EventType.
-func (t EventType) MarshalText() ([]byte, error) {
-	return marshalUnnamedZero(t, EventDue, EventResumed, "event type")
-}
-
-// UnmarshalText sets t from one of the names EventType.String returns (any
-// case), and to the zero EventType from "".
-func (t *EventType) UnmarshalText(text []byte) error {
-	return unmarshalUnnamedZero(t, text, EventDue, EventResumed, "event type")
-}
-
 // enum is what the text methods need of an enum: a small integer whose
 // valid values lo..hi each have a String name.
 type enum interface {

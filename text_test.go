@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -70,13 +71,13 @@ var enumCases = map[string]enumCase{
 		"skip": dstsafe.OverlapSkip, "queue": dstsafe.OverlapQueue, "allow": dstsafe.OverlapAllow,
 		"cancel-running": dstsafe.OverlapCancelRunning, "buffer-one": dstsafe.OverlapBufferOne,
 	}, dstsafe.Overlap(5), "invalid"),
-	"EventType": ptrCase[dstsafe.EventType](map[string]textValue{
-		"": dstsafe.EventType(0), "due": dstsafe.EventDue, "claimed": dstsafe.EventClaimed,
-		"claimed-elsewhere": dstsafe.EventClaimedElsewhere, "started": dstsafe.EventStarted,
-		"succeeded": dstsafe.EventSucceeded, "failed": dstsafe.EventFailed, "skipped": dstsafe.EventSkipped,
-		"lease-lost": dstsafe.EventLeaseLost, "late": dstsafe.EventLate, "paused": dstsafe.EventPaused,
-		"resumed": dstsafe.EventResumed,
-	}, dstsafe.EventType(12), "invalid"),
+	"event.Type": ptrCase[event.Type](map[string]textValue{
+		"": event.Type(0), "due": event.Due, "claimed": event.Claimed,
+		"claimed-elsewhere": event.ClaimedElsewhere, "started": event.Started,
+		"succeeded": event.Succeeded, "failed": event.Failed, "skipped": event.Skipped,
+		"lease-lost": event.LeaseLost, "late": event.Late, "paused": event.Paused,
+		"resumed": event.Resumed,
+	}, event.Type(12), "invalid"),
 }
 
 func TestEnumTextRoundTrip(t *testing.T) {
