@@ -350,7 +350,7 @@ func (x *execRun) run() error {
 			return &exitError{f.exitClaimed}
 		}
 		return nil
-	case errors.Is(err, dstsafe.ErrInvalidKey):
+	case errors.Is(err, dstsafe.ErrInvalidArgument):
 		return usagef("%v", err)
 	case err != nil:
 		return x.fail(exitLedger, "claiming job %s period %s: %v; nothing run", f.job, x.occ.Period, err)
