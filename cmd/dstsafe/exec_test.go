@@ -75,7 +75,7 @@ type execLedger struct {
 // (under CI=true a missing one fails).
 var execBackends = []struct {
 	name string
-	open func(t *testing.T) execLedger
+	open func(t testing.TB) execLedger
 }{
 	{"sqlite", execSQLite},
 	{"postgres", execPostgres},
@@ -85,7 +85,7 @@ var execBackends = []struct {
 // ledgerClock is the checking ledgers' clock: they only Get.
 var ledgerClock = clockwork.NewRealClock()
 
-func execSQLite(t *testing.T) execLedger {
+func execSQLite(t testing.TB) execLedger {
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	l, err := sqlite.OpenSQLite(path, sqlledger.WithClock(ledgerClock))
 	if err != nil {
@@ -98,7 +98,7 @@ func execSQLite(t *testing.T) execLedger {
 	return execLedger{flags: []string{"--ledger", "sqlite://" + path}, ledger: l}
 }
 
-func execPostgres(t *testing.T) execLedger {
+func execPostgres(t testing.TB) execLedger {
 	dsn := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
 	serverSeq++
 	schema := fmt.Sprintf("dstsafe_exec_%d_%d", os.Getpid(), serverSeq)
@@ -123,7 +123,7 @@ func execPostgres(t *testing.T) execLedger {
 	return execLedger{flags: []string{"--ledger", dsn, "--table", table}, ledger: l}
 }
 
-func execRedis(t *testing.T) execLedger {
+func execRedis(t testing.TB) execLedger {
 	addr := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
 	var b [6]byte
 	_, _ = rand.Read(b[:])
