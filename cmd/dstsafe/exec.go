@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jonboulle/clockwork"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
 )
@@ -321,6 +322,14 @@ func (x *execRun) run() error {
 		return x.fail(exitNotFound, "command %s not found: %v; nothing claimed", x.path, err)
 	}
 
+	// go-redis logs each failed dial on its own; exec says what failed once.
+	redis.SetLogger(quietRedis{})
+	// Signals from here on are exec's to handle: one that comes before
+	// COMMAND starts ends a claimed period failed, not abandoned.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+
 	ctx, cancel := context.WithTimeout(context.Background(), ledgerTimeout)
 	l, closeLedger, err := x.openLedger(ctx)
 	cancel()
@@ -370,9 +379,11 @@ func (x *execRun) run() error {
 	cmd.Env = append(os.Environ(), fields.env()...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, x.c.stdout, x.c.stderr
 
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sigs)
+	select {
+	case sig := <-sigs:
+		return x.finishNotRun(l, rec, 128+signalNumber(sig), fmt.Sprintf("%s before %s started; not run", sigName(sig), x.path))
+	default:
+	}
 	if err := cmd.Start(); err != nil {
 		return x.finishNotRun(l, rec, exitCannotStart, fmt.Sprintf("cannot start %s: %v", x.path, err))
 	}
@@ -464,6 +475,18 @@ func exitStatus(ps *os.ProcessState, waitErr error) (int, string) {
 	}
 	return ps.ExitCode(), fmt.Sprintf("exit status %d", ps.ExitCode())
 }
+
+// signalNumber is sig's number, for the 128+N exit status.
+func signalNumber(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return int(s)
+	}
+	return 0
+}
+
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 func sigName(s os.Signal) string {
 	switch s {

@@ -28,7 +28,11 @@ func keepLease(ctx context.Context, clock clockwork.Clock, l dstsafe.Ledger, rec
 			return nil
 		case <-t.Chan():
 		}
-		_, err := l.Heartbeat(ctx, rec.Job, rec.Period, rec.Token, lease)
+		// A beat that takes longer than the time between beats is as good
+		// as missed: give up on it and try the next.
+		beatCtx, cancel := context.WithTimeout(ctx, every)
+		_, err := l.Heartbeat(beatCtx, rec.Job, rec.Period, rec.Token, lease)
+		cancel()
 		switch {
 		case err == nil:
 		case errors.Is(err, dstsafe.ErrLeaseLost):

@@ -240,3 +240,25 @@ func TestExecHelpNamesEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// The ledger commands take the ledger as exec does, by --ledger URL or
+// DSTSAFE_LEDGER, and print what --sqlite prints.
+func TestLedgerCommandsTakeLedgerURL(t *testing.T) {
+	db := sqliteFixture(t)
+	wantOut, wantErr, wantCode := runCLIAt(ledgerNow, "ledger", "list", "billing", "--sqlite", db)
+	if wantCode != 0 || wantOut == "" {
+		t.Fatalf("ledger list --sqlite: exit %d\n%s%s", wantCode, wantOut, wantErr)
+	}
+	out, errOut, code := runCLIAt(ledgerNow, "ledger", "list", "billing", "--ledger", "sqlite://"+db)
+	if code != wantCode || out != wantOut || errOut != wantErr {
+		t.Errorf("--ledger: exit %d\n%s%s\nwant (as --sqlite) exit %d\n%s%s", code, out, errOut, wantCode, wantOut, wantErr)
+	}
+	t.Setenv("DSTSAFE_LEDGER", "sqlite://"+db)
+	out, errOut, code = runCLIAt(ledgerNow, "ledger", "list", "billing")
+	if code != wantCode || out != wantOut || errOut != wantErr {
+		t.Errorf("DSTSAFE_LEDGER: exit %d\n%s%s\nwant (as --sqlite) exit %d\n%s%s", code, out, errOut, wantCode, wantOut, wantErr)
+	}
+	if _, _, code := runCLIAt(ledgerNow, "ledger", "list", "billing", "--ledger", "sqlite://"+db, "--sqlite", db); code != exitUsage {
+		t.Errorf("--ledger with --sqlite: exit %d, want %d", code, exitUsage)
+	}
+}

@@ -53,6 +53,9 @@ Flags:
   --sqlite PATH     the ledger's SQLite file (never created)
   --postgres DSN    the ledger's PostgreSQL database (postgres://...)
   --redis ADDR      the ledger's Redis server (host:port or redis://...)
+  --ledger URL      instead of the three above, as dstsafe exec takes it
+                    (default $DSTSAFE_LEDGER): sqlite:///abs/path.db,
+                    postgres://..., redis://host:port/db
   --table NAME      SQL table (default dstsafe_job_runs)
   --prefix P        Redis key prefix (default dstsafe:)
   --migrate         upgrade the ledger's SQL schema first (as a service's
@@ -82,6 +85,7 @@ arguments, or a ledger that cannot be opened or read.
 // ledgerFlags are the flags of every ledger subcommand.
 type ledgerFlags struct {
 	sqlite, postgres, redis string
+	url                     string // --ledger, parsed into the three above by openLedger
 	table, prefix           string
 	migrate                 bool
 	by, reason              string
@@ -111,6 +115,7 @@ func runLedger(c *cmdContext, args []string) error {
 	c.fs.StringVar(&f.sqlite, "sqlite", "", "")
 	c.fs.StringVar(&f.postgres, "postgres", "", "")
 	c.fs.StringVar(&f.redis, "redis", "", "")
+	c.fs.StringVar(&f.url, "ledger", "", "")
 	c.fs.StringVar(&f.table, "table", "", "")
 	c.fs.StringVar(&f.prefix, "prefix", "", "")
 	c.fs.BoolVar(&f.migrate, "migrate", false, "")
@@ -142,7 +147,7 @@ func runLedger(c *cmdContext, args []string) error {
 	case len(pos) > want:
 		return usagef("%s: unexpected argument %q", pos[0], pos[want])
 	}
-	allowed := map[string]bool{"sqlite": true, "postgres": true, "redis": true, "table": true, "prefix": true,
+	allowed := map[string]bool{"sqlite": true, "postgres": true, "redis": true, "ledger": true, "table": true, "prefix": true,
 		"migrate": true, "json": true, "zoneinfo": true}
 	for _, name := range sub.flags {
 		allowed[name] = true

@@ -23,6 +23,17 @@ import (
 // the CLI's clock (a lease is over when the CLI's now says so). The
 // returned function closes it.
 func openLedger(ctx context.Context, c *cmdContext, f *ledgerFlags) (dstsafe.ControlLedger, func(), error) {
+	if f.url == "" && f.sqlite == "" && f.postgres == "" && f.redis == "" {
+		f.url = os.Getenv("DSTSAFE_LEDGER")
+	}
+	if f.url != "" {
+		if f.sqlite != "" || f.postgres != "" || f.redis != "" {
+			return nil, nil, usagef("give --ledger or one of --sqlite, --postgres and --redis, not both")
+		}
+		if err := parseLedgerURL(f.url, f); err != nil {
+			return nil, nil, err
+		}
+	}
 	named := 0
 	for _, v := range []string{f.sqlite, f.postgres, f.redis} {
 		if v != "" {
