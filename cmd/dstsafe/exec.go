@@ -36,8 +36,8 @@ finds the period claimed and runs nothing.
 
 The period is the latest occurrence of SPEC at or before now, at most
 --misfire ago; or, when the trigger says when it was scheduled
-(--scheduled-time, DSTSAFE_SCHEDULED_TIME), the occurrence at that
-instant. A scheduled time that is the second reading of a wall time the
+(--scheduled-time, DSTSAFE_SCHEDULED_TIME, or a CronJob's Job name by
+--k8s-job-name), the occurrence at that instant. A scheduled time that is the second reading of a wall time the
 schedule fires once (the second 01:30 of a fall-back night) stands for the
 first reading's period; any other instant that is not an occurrence of
 SPEC is an error (exit 2). With nothing due, exec says so and exits 0.
@@ -80,6 +80,13 @@ Flags:
                         occurrence before it (default 10m)
   --scheduled-time T    the instant the trigger was scheduled for, RFC 3339
                         (default $DSTSAFE_SCHEDULED_TIME; empty: use now)
+  --k8s-job-name NAME   the pod's Job name (default $DSTSAFE_K8S_JOB_NAME,
+                        from the pod label batch.kubernetes.io/job-name):
+                        a CronJob names its Jobs NAME-M, M the scheduled
+                        minute since 1970 UTC, which stands for
+                        --scheduled-time when that is not given; a name
+                        not of that form, or whose M is not an occurrence
+                        of SPEC, means: use now
   --owner NAME          who claims, recorded in the ledger (default
                         hostname:pid)
   --lease D             the claim's lease, heartbeated every third of it
@@ -144,6 +151,7 @@ type execFlags struct {
 	sf                          scheduleFlags
 	misfire                     time.Duration
 	scheduledTime               string
+	k8sJob                      string
 	owner                       string
 	lease                       time.Duration
 	maxAttempts                 int
@@ -173,6 +181,7 @@ func runExec(c *cmdContext, args []string) error {
 	c.fs.BoolVar(&f.sf.seconds, "seconds", false, "")
 	c.fs.DurationVar(&f.misfire, "misfire", defaultMisfire, "")
 	c.fs.StringVar(&f.scheduledTime, "scheduled-time", os.Getenv("DSTSAFE_SCHEDULED_TIME"), "")
+	c.fs.StringVar(&f.k8sJob, "k8s-job-name", os.Getenv("DSTSAFE_K8S_JOB_NAME"), "")
 	c.fs.StringVar(&f.owner, "owner", "", "")
 	c.fs.DurationVar(&f.lease, "lease", dstsafe.DefaultLease, "")
 	c.fs.IntVar(&f.maxAttempts, "max-attempts", 1, "")
@@ -260,7 +269,16 @@ func prepareExec(c *cmdContext, f *execFlags, command []string) (*execRun, error
 			return nil, err
 		}
 		x.due = true
-	} else {
+	} else if at, ok := k8sJobScheduledTime(f.k8sJob); ok {
+		// A name that merely looks like a CronJob's Job (a Job created by
+		// hand as billing-2) is no error: it falls back on now.
+		if x.occ, err = scheduledOccurrence(cr, at); err == nil {
+			x.due = true
+		} else {
+			fmt.Fprintf(c.stderr, "dstsafe exec: Job name %s is not from a CronJob running %q; going by now\n", f.k8sJob, f.schedule)
+		}
+	}
+	if !x.due {
 		x.occ, x.due = dueOccurrence(cr, c.now(), f.misfire)
 	}
 	x.owner = f.owner

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -113,4 +115,25 @@ func (f periodFields) env() []string {
 		"DSTSAFE_OWNER=" + f.Owner,
 		"DSTSAFE_IDEMPOTENCY_KEY=" + f.IdempotencyKey,
 	}
+}
+
+// k8sJobScheduledTime reads the scheduled time out of the name a
+// Kubernetes CronJob gives the Jobs it creates: the CronJob's name, a
+// dash, and the scheduled instant in minutes since 1970-01-01 UTC
+// (billing-28843470 is 2024-11-03T06:30:00Z). Pods carry the name in
+// their batch.kubernetes.io/job-name label, which the downward API can
+// pass, unlike the Job's scheduled-timestamp annotation, which Kubernetes
+// does not copy to the pod. A name without such a suffix is not a
+// CronJob's (a Job created by hand): false.
+func k8sJobScheduledTime(name string) (time.Time, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 || i == len(name)-1 {
+		return time.Time{}, false
+	}
+	m, err := strconv.ParseInt(name[i+1:], 10, 64)
+	// Unix minutes of years 1970 to about 3900 fit in 31 bits.
+	if err != nil || m <= 0 || m > 1<<30 || name[i+1] == '+' {
+		return time.Time{}, false
+	}
+	return time.Unix(m*60, 0).UTC(), true
 }

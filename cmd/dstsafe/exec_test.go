@@ -280,6 +280,19 @@ func TestExecFallBackNight(t *testing.T) {
 				t.Fatalf("runs %q, want one", got)
 			}
 		})
+		t.Run("k8s job name", func(t *testing.T) {
+			// The CronJob's Jobs for 06:30Z and 07:30Z are named by their
+			// minutes since 1970; a trigger 20 min late still names its period.
+			out := filepath.Join(t.TempDir(), "runs")
+			first := runTrigger(t, trigger(t, l, "2024-11-03T06:50:00Z", out, "--k8s-job-name", "billing-28843590", "--job", "billing-k8s-name"))
+			second := runTrigger(t, trigger(t, l, "2024-11-03T07:50:00Z", out, "--k8s-job-name", "billing-28843650", "--job", "billing-k8s-name"))
+			if first.code != 0 || second.code != 0 || !strings.Contains(second.stderr, "already claimed by") {
+				t.Fatalf("exits %d, %d; want 0, 0 and already claimed\n%s%s", first.code, second.code, first.stderr, second.stderr)
+			}
+			if got := lines(t, out); len(got) != 1 {
+				t.Fatalf("runs %q, want one", got)
+			}
+		})
 	})
 }
 

@@ -262,3 +262,32 @@ func TestLedgerCommandsTakeLedgerURL(t *testing.T) {
 		t.Errorf("--ledger with --sqlite: exit %d, want %d", code, exitUsage)
 	}
 }
+
+func TestK8sJobScheduledTime(t *testing.T) {
+	cases := []struct {
+		name string
+		at   string // "" when the name is not a CronJob's Job
+	}{
+		// 2024-11-03T06:30:00Z is 1730615400 s, 28843590 min after 1970.
+		{"billing-28843590", "2024-11-03T06:30:00Z"},
+		{"nightly-export-v2-28843650", "2024-11-03T07:30:00Z"},
+		{"billing-manual", ""},
+		{"billing-", ""},
+		{"28843590", ""},
+		{"billing-+28843590", ""},
+		{"billing-0", ""},
+		{"billing-99999999999999999999", ""},
+	}
+	for _, tc := range cases {
+		at, ok := k8sJobScheduledTime(tc.name)
+		if tc.at == "" {
+			if ok {
+				t.Errorf("k8sJobScheduledTime(%q) = %s, want none", tc.name, at)
+			}
+			continue
+		}
+		if want := instant(t, tc.at); !ok || !at.Equal(want) {
+			t.Errorf("k8sJobScheduledTime(%q) = %s, %v; want %s", tc.name, at, ok, want)
+		}
+	}
+}
