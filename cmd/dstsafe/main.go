@@ -7,7 +7,8 @@
 //	dstsafe resolve ZONE WALL [--policy P]
 //	dstsafe check PATH... [--format text|json|sarif]
 //	dstsafe tzdiff --from SRC --to SRC SPEC... [--year Y] [--years N]
-//	dstsafe ledger list|show|retry|skip|pause|resume JOB [PERIOD] (--sqlite PATH | --postgres DSN | --redis ADDR)
+//	dstsafe ledger list|show|retry|skip|pause|resume JOB [PERIOD] (--sqlite PATH | --postgres DSN | --redis ADDR | --ledger URL)
+//	dstsafe exec --ledger URL --job NAME --schedule SPEC [flags] -- COMMAND [ARG...]
 //
 // Every command takes --json for machine-readable output and --zoneinfo DIR
 // to read zones from DIR instead of the system's tz database (the ZONEINFO
@@ -16,7 +17,8 @@
 //
 // Exit status: 0 success; 1 check found problems, tzdiff found changed
 // fires, resolve --policy reject met a skipped or repeated wall time, or
-// the ledger refused; 2 bad arguments or input.
+// the ledger refused; 2 bad arguments or input. exec passes on its
+// command's status and has its own (dstsafe exec --help).
 package main
 
 import (
