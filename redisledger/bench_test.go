@@ -52,7 +52,7 @@ func BenchmarkClaim(b *testing.B) {
 
 // benchLedger is a Ledger under prefix on a client of its own.
 func benchLedger(b *testing.B, prefix string, opts ...redisledger.Option) *redisledger.Ledger {
-	return redisledger.New(testClient(b), append([]redisledger.Option{redisledger.WithKeyPrefix(prefix),
+	return mustNew(testClient(b), append([]redisledger.Option{redisledger.WithKeyPrefix(prefix),
 		redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart))}, opts...)...)
 }
 
@@ -69,7 +69,7 @@ func BenchmarkClaimRefused(b *testing.B) {
 
 func benchClaims(b *testing.B, workers int, period func(int64) string, wantErr error, opts ...redisledger.Option) {
 	c := testClient(b)
-	l := redisledger.New(c, append([]redisledger.Option{redisledger.WithKeyPrefix(testPrefix(b, c)),
+	l := mustNew(c, append([]redisledger.Option{redisledger.WithKeyPrefix(testPrefix(b, c)),
 		redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart))}, opts...)...)
 	ctx := context.Background()
 	if wantErr != nil {

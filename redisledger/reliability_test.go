@@ -93,7 +93,7 @@ func raceProcesses(t *testing.T, periods, workers, contenders int, hot bool) {
 		t.Errorf("%d claims refused with ErrAlreadyClaimed, want %d", refused, want)
 	}
 
-	l := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart)))
+	l := mustNew(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart)))
 	recs, err := l.List(context.Background(), "billing", "", "")
 	noErr(t, err, "List")
 	if len(recs) != periods {
@@ -123,7 +123,7 @@ func TestCrashedHolder(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			prefix := testPrefix(t, c)
 			clock := clockwork.NewFakeClockAt(dstsafetest.SuiteStart)
-			l := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
+			l := mustNew(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
 			holder := startChild(t, childConfig{
 				Mode: "hold", Addr: os.Getenv(redisAddrEnv), Prefix: prefix, Owner: "holder",
 				Clock: dstsafetest.SuiteStart, Job: "billing", Periods: 2, Lease: lease,
@@ -292,7 +292,7 @@ func TestServerRestart(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 8})
 	t.Cleanup(func() { _ = c.Close() })
 	clock := clockwork.NewFakeClockAt(dstsafetest.SuiteStart)
-	l := redisledger.New(c, redisledger.WithClock(clock))
+	l := mustNew(c, redisledger.WithClock(clock))
 	ctx := context.Background()
 
 	hold, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "held", Owner: "holder"})

@@ -135,7 +135,14 @@ func redisLedger(t *testing.T) serverLedger {
 		c.Close()
 	})
 	clock := clockwork.NewFakeClockAt(time.Date(2024, 10, 31, 6, 0, 0, 0, time.UTC))
-	seedLedger(t, redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock)), clock)
-	check := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clockwork.NewFakeClockAt(ledgerNow)))
+	seed, err := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedLedger(t, seed, clock)
+	check, err := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clockwork.NewFakeClockAt(ledgerNow)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return serverLedger{flags: []string{"--redis", addr, "--prefix", prefix}, ledger: check}
 }

@@ -111,9 +111,9 @@ func testGroupedClaims(t *testing.T, b Backend) {
 // period is being committed wait for it; late ones ask the database).
 func testGroupCommit(t *testing.T, b Backend) {
 	var commits, answered atomic.Int64
-	count := sqlledger.Option(func(c *config.Config) {
+	count := config.MakeOption(func(c *config.Config) {
 		c.OnCommit = func(n int) { commits.Add(1); answered.Add(int64(n)) }
-	})
+	}).(sqlledger.Option)
 	l := b.New(t, count)
 	ctx := context.Background()
 	together := func(n int, claim func(g int) error) {
