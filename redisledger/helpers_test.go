@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
@@ -26,7 +26,7 @@ const redisAddrEnv = "DSTSAFE_TEST_REDIS_ADDR"
 // under CI=true).
 func testClient(t testing.TB) *redis.Client {
 	t.Helper()
-	addr := dstsafetest.RequireEnv(t, redisAddrEnv)
+	addr := testkit.RequireEnv(t, redisAddrEnv)
 	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 32})
 	t.Cleanup(func() { _ = c.Close() })
 	if err := c.Ping(context.Background()).Err(); err != nil {

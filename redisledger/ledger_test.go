@@ -16,6 +16,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
@@ -81,7 +82,7 @@ func newTestLedger(t *testing.T, opts ...redisledger.Option) (*redisledger.Ledge
 	t.Helper()
 	c := testClient(t)
 	prefix := testPrefix(t, c)
-	clock := clockwork.NewFakeClockAt(dstsafetest.SuiteStart)
+	clock := clockwork.NewFakeClockAt(testkit.SuiteStart)
 	opts = append([]redisledger.Option{redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock)}, opts...)
 	return mustNew(c, opts...), c, prefix, clock
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
@@ -47,7 +47,7 @@ func TestClosedClientPermanent(t *testing.T) {
 // A connection the server (or a proxy) drops is not permanent: the next
 // call may get through. (TestUnreachableServer checks a refused one.)
 func TestDroppedConnectionNotPermanent(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: dstsafetest.DroppingServer(t), MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: testkit.DroppingServer(t), MaxRetries: -1})
 	t.Cleanup(func() { _ = c.Close() })
 	for method, err := range ledgerErrors(mustNew(c)) {
 		if err == nil {
