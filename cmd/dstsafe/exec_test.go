@@ -23,7 +23,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 	"github.com/dstsafe/dstsafe/sqlledger"
 	"github.com/dstsafe/dstsafe/sqlledger/sqlite"
@@ -99,7 +99,7 @@ func execSQLite(t testing.TB) execLedger {
 }
 
 func execPostgres(t testing.TB) execLedger {
-	dsn := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
+	dsn := testkit.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
 	serverSeq++
 	schema := fmt.Sprintf("dstsafe_exec_%d_%d", os.Getpid(), serverSeq)
 	table := schema + ".job_runs"
@@ -124,7 +124,7 @@ func execPostgres(t testing.TB) execLedger {
 }
 
 func execRedis(t testing.TB) execLedger {
-	addr := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
+	addr := testkit.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	prefix := "dstsafe-exec-test:" + hex.EncodeToString(b[:]) + ":"
@@ -143,7 +143,10 @@ func execRedis(t testing.TB) execLedger {
 		}
 		c.Close()
 	})
-	l := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(ledgerClock))
+	l, err := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(ledgerClock))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return execLedger{flags: []string{"--ledger", "redis://" + addr + "/0", "--prefix", prefix}, ledger: l}
 }
 
