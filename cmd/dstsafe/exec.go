@@ -254,6 +254,7 @@ func prepareExec(c *cmdContext, f *execFlags, command []string) (*execRun, error
 		c.now = oc.Now // the ledger's clock too
 	} else {
 		c.now = x.clock.Now
+		c.storeClock = true
 	}
 	cr, _, err := c.parseSchedule(f.schedule, &f.sf)
 	if err != nil {

@@ -20,8 +20,9 @@ import (
 )
 
 // openLedger opens the ledger the backend flags name, reading time from
-// the CLI's clock (a lease is over when the CLI's now says so). The
-// returned function closes it.
+// the CLI's clock (a lease is over when the CLI's now says so), or, with
+// c.storeClock, from the ledger's default clock. The returned function
+// closes it.
 func openLedger(ctx context.Context, c *cmdContext, f *ledgerFlags) (dstsafe.ControlLedger, func(), error) {
 	if f.url == "" && f.sqlite == "" && f.postgres == "" && f.redis == "" {
 		f.url = os.Getenv("DSTSAFE_LEDGER")
@@ -47,7 +48,11 @@ func openLedger(ctx context.Context, c *cmdContext, f *ledgerFlags) (dstsafe.Con
 	default:
 		return nil, nil, usagef("give one of --sqlite, --postgres and --redis, not %d", named)
 	}
-	clock := cliClock{c.now}
+	// nil: the ledger keeps its own default clock (the store's).
+	var clock dstsafe.Clock
+	if !c.storeClock {
+		clock = cliClock{c.now}
+	}
 	if f.redis != "" {
 		if f.table != "" {
 			return nil, nil, usagef("--table is for --sqlite and --postgres; a Redis ledger takes --prefix")
@@ -64,7 +69,10 @@ func openLedger(ctx context.Context, c *cmdContext, f *ledgerFlags) (dstsafe.Con
 	if table == "" {
 		table = sqlledger.DefaultTable
 	}
-	opts := []sqlledger.Option{sqlledger.WithTable(table), sqlledger.WithClock(clock)}
+	opts := []sqlledger.Option{sqlledger.WithTable(table)}
+	if clock != nil {
+		opts = append(opts, sqlledger.WithClock(clock))
+	}
 	var (
 		l   *sqlledger.Ledger
 		err error
@@ -141,7 +149,10 @@ func openRedis(ctx context.Context, f *ledgerFlags, clock dstsafe.Clock) (dstsaf
 		client.Close()
 		return nil, nil, fmt.Errorf("redis at %s: %w", f.redis, err)
 	}
-	opts := []redisledger.Option{redisledger.WithClock(clock)}
+	var opts []redisledger.Option
+	if clock != nil {
+		opts = append(opts, redisledger.WithClock(clock))
+	}
 	if f.prefix != "" {
 		opts = append(opts, redisledger.WithKeyPrefix(f.prefix))
 	}

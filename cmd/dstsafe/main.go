@@ -91,6 +91,10 @@ type cmdContext struct {
 	fs       *flag.FlagSet
 	json     bool
 	zoneinfo string
+	// storeClock opens ledgers on their default clock (the store's)
+	// instead of now: exec in production, where leases must be judged
+	// by one clock for every claimer.
+	storeClock bool
 }
 
 func run(args []string, stdout, stderr io.Writer, now func() time.Time) int {
