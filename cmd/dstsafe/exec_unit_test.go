@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -289,5 +290,48 @@ func TestK8sJobScheduledTime(t *testing.T) {
 		if want := instant(t, tc.at); !ok || !at.Equal(want) {
 			t.Errorf("k8sJobScheduledTime(%q) = %s, %v; want %s", tc.name, at, ok, want)
 		}
+	}
+}
+
+// Bad arguments are refused with exit 2 before any ledger is opened (the
+// ledger named here does not exist) and before anything runs.
+func TestExecUsageErrors(t *testing.T) {
+	for _, env := range []string{"DSTSAFE_LEDGER", "DSTSAFE_NOW", "DSTSAFE_SCHEDULED_TIME", "DSTSAFE_K8S_JOB_NAME"} {
+		t.Setenv(env, "")
+	}
+	dbPath := t.TempDir() + "/never.db"
+	ledger := "sqlite://" + dbPath
+	base := []string{"exec", "--ledger", ledger, "--job", "billing", "--schedule", chicago130}
+	cases := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"no ledger", []string{"exec", "--job", "billing", "--schedule", chicago130, "--", "true"}, "missing --ledger (or DSTSAFE_LEDGER)"},
+		{"bad ledger URL", []string{"exec", "--ledger", "mysql://db/x", "--job", "billing", "--schedule", chicago130, "--", "true"}, `unknown scheme "mysql"`},
+		{"no job", []string{"exec", "--ledger", ledger, "--schedule", chicago130, "--", "true"}, "missing --job"},
+		{"no schedule", []string{"exec", "--ledger", ledger, "--job", "billing", "--", "true"}, "missing --schedule"},
+		{"no command", append(base, "--"), "missing COMMAND after --"},
+		{"command without --", append(base, "true"), `unexpected argument "true": put the command after --`},
+		{"bad schedule", []string{"exec", "--ledger", ledger, "--job", "billing", "--schedule", "CRON_TZ=America/Chicgo 30 1 * * *", "--", "true"}, "bad SPEC"},
+		{"unknown field", append(base, "--", "echo", "{{.Date}}"), `bad COMMAND argument "{{.Date}}"`},
+		{"retry without attempts", append(base, "--retry-failed", "--", "true"), "need --max-attempts 2 or more"},
+		{"bad scheduled time", append(base, "--scheduled-time", "2024-11-03 01:30", "--", "true"), "bad --scheduled-time"},
+		// 01:31 is not when a 01:30 job is scheduled: the trigger and --schedule disagree.
+		{"not an occurrence", append(base, "--scheduled-time", "2024-11-03T01:31:00-05:00", "--", "true"), "is not an occurrence of"},
+		{"bad now", append(base, "--now", "yesterday", "--", "true"), "bad --now"},
+		{"bad lease", append(base, "--lease", "0s", "--", "true"), "bad --lease"},
+		{"bad exit-claimed", append(base, "--exit-claimed", "300", "--", "true"), "bad --exit-claimed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) || stdout != "" {
+				t.Errorf("exit %d stdout %q stderr %q; want %d and %q", code, stdout, stderr, exitUsage, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(dbPath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the ledger file was touched: %v", err)
 	}
 }
