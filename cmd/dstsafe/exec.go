@@ -360,6 +360,12 @@ func (x *execRun) run() error {
 		return x.fail(exitLedger, "ledger %s: %v; nothing run", redactURL(f.ledger), err)
 	}
 	defer closeLedger()
+	select {
+	case sig := <-sigs:
+		// Stopped while the ledger was opening: nothing claimed yet.
+		return x.fail(128+signalNumber(sig), "%s before the claim; nothing claimed, nothing run", sigName(sig))
+	default:
+	}
 
 	req := dstsafe.ClaimRequest{
 		Job: f.job, Period: x.occ.Period, Owner: x.owner, Lease: f.lease,
