@@ -361,18 +361,29 @@ func startLong(t *testing.T, l execLedger, now string, extra ...string) (*exec.C
 // shell would.
 func TestExecForwardsSIGTERM(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, l execLedger) {
-		cmd, _, stderr := startLong(t, l, "2024-06-01T06:30:00Z")
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
+		signals := []struct {
+			sig    syscall.Signal
+			now    string // a period each
+			code   int
+			reason string
+		}{
+			{syscall.SIGTERM, "2024-06-01T06:30:00Z", 143, "killed by signal SIGTERM (exit status 143) (after dstsafe exec forwarded SIGTERM)"},
+			// Ctrl-C at a terminal, or a kill -INT.
+			{syscall.SIGINT, "2024-06-02T06:30:00Z", 130, "killed by signal SIGINT (exit status 130) (after dstsafe exec forwarded SIGINT)"},
 		}
-		err := cmd.Wait()
-		if code := cmd.ProcessState.ExitCode(); code != 128+15 {
-			t.Fatalf("exit %d (%v), want 143\n%s", code, err, stderr)
-		}
-		rec, err := l.ledger.Get(context.Background(), "export", "2024-06-01T01:30:00")
-		want := "killed by signal SIGTERM (exit status 143) (after dstsafe exec forwarded SIGTERM)"
-		if err != nil || rec.State != dstsafe.StateFailed || rec.Reason != want {
-			t.Fatalf("record %+v, %v; want failed with %q", rec, err, want)
+		for _, s := range signals {
+			cmd, _, stderr := startLong(t, l, s.now)
+			if err := cmd.Process.Signal(s.sig); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != s.code {
+				t.Fatalf("%s: exit %d (%v), want %d\n%s", s.sig, code, err, s.code, stderr)
+			}
+			rec, err := l.ledger.Get(context.Background(), "export", s.now[:10]+"T01:30:00")
+			if err != nil || rec.State != dstsafe.StateFailed || rec.Reason != s.reason {
+				t.Fatalf("%s: record %+v, %v; want failed with %q", s.sig, rec, err, s.reason)
+			}
 		}
 	})
 }
