@@ -228,7 +228,7 @@ func TestExecHelpNamesEveryFlag(t *testing.T) {
 			t.Errorf("exec's help does not list --%s", f.Name)
 		}
 	})
-	for _, env := range []string{"DSTSAFE_LEDGER", "DSTSAFE_SCHEDULED_TIME", "DSTSAFE_NOW", "DSTSAFE_JOB", "DSTSAFE_PERIOD",
+	for _, env := range []string{"DSTSAFE_LEDGER", "DSTSAFE_SCHEDULED_TIME", "DSTSAFE_K8S_JOB_NAME", "DSTSAFE_NOW", "DSTSAFE_JOB", "DSTSAFE_PERIOD",
 		"DSTSAFE_RUN_DATE", "DSTSAFE_DUE", "DSTSAFE_ATTEMPT", "DSTSAFE_IDEMPOTENCY_KEY"} {
 		if !strings.Contains(execCmd.usage, env) {
 			t.Errorf("exec's help does not name %s", env)
