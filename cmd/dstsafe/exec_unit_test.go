@@ -335,3 +335,56 @@ func TestExecUsageErrors(t *testing.T) {
 		t.Errorf("the ledger file was touched: %v", err)
 	}
 }
+
+// flakyLedger fails its first n heartbeats, as a database restarting.
+type flakyLedger struct {
+	dstsafe.Ledger
+	n int
+}
+
+var errRestarting = errors.New("database restarting")
+
+func (f *flakyLedger) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (dstsafe.Record, error) {
+	if f.n > 0 {
+		f.n--
+		return dstsafe.Record{}, errRestarting
+	}
+	return f.Ledger.Heartbeat(ctx, job, period, token, lease)
+}
+
+// A heartbeat that fails for a transient reason is reported and tried
+// again at the next beat; the run goes on.
+func TestKeepLeaseTransientError(t *testing.T) {
+	start := time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC)
+	clock := clockwork.NewFakeClockAt(start)
+	mem := dstsafe.NewMemoryLedger(clock)
+	ctx, cancel := context.WithCancel(context.Background())
+	rec, err := mem.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03T01:30:00", Owner: "a", Lease: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reported := make(chan error, 4)
+	done := make(chan error, 1)
+	go func() {
+		done <- keepLease(ctx, clock, &flakyLedger{Ledger: mem, n: 1}, rec, 30*time.Second, func(err error) { reported <- err })
+	}()
+	for range 2 {
+		if err := clock.BlockUntilContext(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(10 * time.Second)
+	}
+	if err := <-reported; !errors.Is(err, errRestarting) {
+		t.Fatalf("reported %v, want the restart", err)
+	}
+	// The second beat, at 20 s, went through: lease until 20 s + 30 s.
+	want := start.Add(50 * time.Second)
+	waitFor(t, func() bool {
+		r, err := mem.Get(ctx, rec.Job, rec.Period)
+		return err == nil && r.LeaseUntil.Equal(want)
+	}, "lease until %s", want)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("keepLease = %v after its context ended, want nil", err)
+	}
+}
