@@ -221,6 +221,8 @@ type execRun struct {
 
 func prepareExec(c *cmdContext, f *execFlags, command []string) (*execRun, error) {
 	switch {
+	case c.json:
+		return nil, usagef("exec takes no --json: stdout is the command's, and exec's own lines go to stderr")
 	case f.ledger == "":
 		return nil, usagef("missing --ledger (or DSTSAFE_LEDGER): %s", ledgerURLForms)
 	case f.job == "":

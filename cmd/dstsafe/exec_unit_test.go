@@ -322,6 +322,7 @@ func TestExecUsageErrors(t *testing.T) {
 		{"bad now", append(base, "--now", "yesterday", "--", "true"), "bad --now"},
 		{"bad lease", append(base, "--lease", "0s", "--", "true"), "bad --lease"},
 		{"bad exit-claimed", append(base, "--exit-claimed", "300", "--", "true"), "bad --exit-claimed"},
+		{"json", append(base, "--json", "--", "true"), "exec takes no --json"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
