@@ -2,6 +2,7 @@ package dstsafe
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,20 +18,37 @@ type simulation struct {
 	// fakeTime: the clock is Simulate's fake one, which does not drift, so
 	// the loop need not wake every WithWakeInterval.
 	fakeTime bool
+
+	// shared, when set, replaces act: the activity of a cluster of
+	// schedulers driven on one time line (see clusterSim), and toTrue maps
+	// this scheduler's clock readings onto that line.
+	shared *activity
+	toTrue func(time.Time) time.Time
+	// held: a busy count taken for this scheduler before its Run started
+	// (clusterSim.start); Run's own begin takes it over.
+	held atomic.Bool
+}
+
+// acts is the activity this scheduler's goroutines are counted in.
+func (sim *simulation) acts() *activity {
+	if sim.shared != nil {
+		return sim.shared
+	}
+	return &sim.act
 }
 
 // begin counts one more goroutine as busy: call it before starting (or
 // waking) one, so that the clock cannot move in between.
 func (sim *simulation) begin() {
-	if sim != nil {
-		sim.act.begin()
+	if sim != nil && !sim.held.CompareAndSwap(true, false) {
+		sim.acts().begin()
 	}
 }
 
 // end counts a busy goroutine less, when it ends.
 func (sim *simulation) end() {
 	if sim != nil {
-		sim.act.end()
+		sim.acts().end()
 	}
 }
 
@@ -41,13 +59,16 @@ func (sim *simulation) park(wake time.Time) uint64 {
 	if sim == nil {
 		return 0
 	}
-	return sim.act.park(wake)
+	if sim.toTrue != nil && !wake.IsZero() {
+		wake = sim.toTrue(wake)
+	}
+	return sim.acts().park(wake)
 }
 
 // unpark marks the goroutine parked under id busy again.
 func (sim *simulation) unpark(id uint64) {
 	if sim != nil {
-		sim.act.unpark(id)
+		sim.acts().unpark(id)
 	}
 }
 
