@@ -51,8 +51,11 @@ type Event struct {
 	// given to Pause, or the WithPauseOnFailure one).
 	Reason string
 	// Err is what the job returned (EventFailed) or why the lease was lost
-	// (EventLeaseLost).
+	// (EventLeaseLost), or the claim's *ClockSkewError (EventClockSkew).
 	Err error
+	// Offset is the Scheduler's Clock minus the ledger's clock
+	// (EventClockSkew): positive when this replica's clock is ahead.
+	Offset time.Duration
 }
 
 // EventType says what an Event reports.
@@ -63,8 +66,9 @@ const (
 	// found it due (on time, or missed and about to be caught up or
 	// skipped), or RunNow or Backfill is about to claim it. Every period
 	// a Scheduler handles starts with one EventDue; EventClaimed,
-	// EventClaimedElsewhere or EventSkipped follows (unless Run stops, or
-	// the job is removed, while the period waits behind a running one).
+	// EventClaimedElsewhere, EventSkipped or EventClockSkew follows
+	// (unless Run stops, or the job is removed, while the period waits
+	// behind a running one).
 	EventDue EventType = iota + 1
 	// EventClaimed: this Scheduler claimed the period in its ledger
 	// (Attempt set; a retry claims again).
@@ -109,17 +113,24 @@ const (
 	// records EventSkipped ("paused") for each period.
 	EventPaused
 	EventResumed
+	// EventClockSkew: the ledger refused to claim the period because the
+	// Scheduler's Clock is further from the ledger's clock than
+	// WithMaxClockOffset allows (Offset, and Err a *ClockSkewError). The
+	// period was not claimed and will not run here; a replica whose clock
+	// is right may still claim it. Ends the period's handling in place
+	// of EventClaimed or EventClaimedElsewhere.
+	EventClockSkew
 )
 
 // String returns the event type's name: "due", "claimed",
 // "claimed-elsewhere", "started", "succeeded", "failed", "skipped",
-// "lease-lost", "late", "paused" or "resumed".
+// "lease-lost", "late", "paused", "resumed" or "clock-skew".
 func (t EventType) String() string {
-	if t >= EventDue && t <= EventResumed {
+	if t >= EventDue && t <= EventClockSkew {
 		return eventNames[t-EventDue]
 	}
 	return "invalid"
 }
 
 var eventNames = [...]string{"due", "claimed", "claimed-elsewhere", "started", "succeeded", "failed",
-	"skipped", "lease-lost", "late", "paused", "resumed"}
+	"skipped", "lease-lost", "late", "paused", "resumed", "clock-skew"}

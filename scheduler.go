@@ -113,6 +113,11 @@ type Scheduler struct {
 	wake       chan struct{}
 
 	keeper keeper // the running attempts' heartbeats and timeouts
+
+	// Clock skew (scheduler_skew.go): the offset claims allow, and
+	// whether the last claim was refused for it.
+	maxClockOffset time.Duration
+	skew           skewState
 }
 
 // runState is one call of Run (or Simulate).
@@ -167,16 +172,17 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 	}
 	control, _ := cfg.ledger.(ControlLedger)
 	return &Scheduler{
-		clock:        cfg.clock,
-		ledger:       cfg.ledger,
-		control:      control,
-		observers:    cfg.observers,
-		log:          cfg.logger,
-		owner:        cfg.owner,
-		drainTimeout: cfg.drainTimeout,
-		wakeInterval: cfg.wakeInterval,
-		wake:         make(chan struct{}, 1),
-		jobs:         make(map[string]*job),
+		clock:          cfg.clock,
+		ledger:         cfg.ledger,
+		control:        control,
+		observers:      cfg.observers,
+		log:            cfg.logger,
+		owner:          cfg.owner,
+		drainTimeout:   cfg.drainTimeout,
+		wakeInterval:   cfg.wakeInterval,
+		wake:           make(chan struct{}, 1),
+		maxClockOffset: cfg.maxClockOffset,
+		jobs:           make(map[string]*job),
 	}
 }
 
@@ -206,6 +212,9 @@ func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context
 	}
 	if fn == nil {
 		return fail(ErrNilJobFunc)
+	}
+	if err := s.checkMaxClockOffset(); err != nil {
+		return fail(err)
 	}
 	spec, err := s.newJobSpec(name, sched, fn, opts)
 	if err != nil {
