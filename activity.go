@@ -25,30 +25,72 @@ type simulation struct {
 	shared *activity
 	toTrue func(time.Time) time.Time
 	// held: a busy count taken for this scheduler before its Run started
-	// (clusterSim.start); Run's own begin takes it over.
+	// (clusterSim.Start); Run's own begin takes it over.
 	held atomic.Bool
+	// With shared set, what this scheduler adds to it, so that a member
+	// whose Run ended (a crash) can take back what its goroutines left:
+	// the count of a poke its loop never read, a sleeper Run stopped
+	// waiting for. Under own.mu, taken before the activity's mu.
+	own struct {
+		mu       sync.Mutex
+		busy     int
+		parked   map[uint64]bool
+		detached bool
+	}
 }
 
-// acts is the activity this scheduler's goroutines are counted in.
-func (sim *simulation) acts() *activity {
-	if sim.shared != nil {
-		return sim.shared
+// detach takes this scheduler's counts out of the shared activity, for
+// good: later calls from its goroutines are no-ops.
+func (sim *simulation) detach() {
+	sim.own.mu.Lock()
+	defer sim.own.mu.Unlock()
+	if sim.own.detached {
+		return
 	}
-	return &sim.act
+	sim.own.detached = true
+	a := sim.shared
+	a.mu.Lock()
+	a.busy -= sim.own.busy
+	for id := range sim.own.parked {
+		delete(a.parked, id)
+	}
+	a.notify()
+	a.kickLocked()
 }
+
 
 // begin counts one more goroutine as busy: call it before starting (or
 // waking) one, so that the clock cannot move in between.
 func (sim *simulation) begin() {
-	if sim != nil && !sim.held.CompareAndSwap(true, false) {
-		sim.acts().begin()
+	if sim == nil || sim.held.CompareAndSwap(true, false) {
+		return
+	}
+	if sim.shared == nil {
+		sim.act.begin()
+		return
+	}
+	sim.own.mu.Lock()
+	defer sim.own.mu.Unlock()
+	if !sim.own.detached {
+		sim.own.busy++
+		sim.shared.begin()
 	}
 }
 
 // end counts a busy goroutine less, when it ends.
 func (sim *simulation) end() {
-	if sim != nil {
-		sim.acts().end()
+	if sim == nil {
+		return
+	}
+	if sim.shared == nil {
+		sim.act.end()
+		return
+	}
+	sim.own.mu.Lock()
+	defer sim.own.mu.Unlock()
+	if !sim.own.detached {
+		sim.own.busy--
+		sim.shared.end()
 	}
 }
 
@@ -59,16 +101,41 @@ func (sim *simulation) park(wake time.Time) uint64 {
 	if sim == nil {
 		return 0
 	}
+	if sim.shared == nil {
+		return sim.act.park(wake)
+	}
 	if sim.toTrue != nil && !wake.IsZero() {
 		wake = sim.toTrue(wake)
 	}
-	return sim.acts().park(wake)
+	sim.own.mu.Lock()
+	defer sim.own.mu.Unlock()
+	if sim.own.detached {
+		return 0
+	}
+	sim.own.busy--
+	id := sim.shared.park(wake)
+	if sim.own.parked == nil {
+		sim.own.parked = make(map[uint64]bool)
+	}
+	sim.own.parked[id] = true
+	return id
 }
 
 // unpark marks the goroutine parked under id busy again.
 func (sim *simulation) unpark(id uint64) {
-	if sim != nil {
-		sim.acts().unpark(id)
+	if sim == nil {
+		return
+	}
+	if sim.shared == nil {
+		sim.act.unpark(id)
+		return
+	}
+	sim.own.mu.Lock()
+	defer sim.own.mu.Unlock()
+	if !sim.own.detached && sim.own.parked[id] {
+		delete(sim.own.parked, id)
+		sim.own.busy++
+		sim.shared.unpark(id)
 	}
 }
 

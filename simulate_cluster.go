@@ -49,13 +49,16 @@ func (c *clusterSim) Start(s *Scheduler, m simlink.Member[Fire]) simlink.Handle 
 	c.mu.Unlock()
 	// Counted busy from now: the driver must not move time before the
 	// new Run has looked at its clock (Run's own begin takes it over).
+	sim.begin()
 	sim.held.Store(true)
-	c.act.begin()
 	go func() {
 		cm.err = s.run1(ctx, sim)
 		if sim.held.CompareAndSwap(true, false) { // Run returned before its begin (ErrRunning)
-			c.act.end()
+			sim.end()
 		}
+		// What its goroutines still hold (a poke its loop never read, a
+		// job still asleep after the drain) must not stop the others.
+		sim.detach()
 		close(cm.done)
 	}()
 	return cm

@@ -666,7 +666,7 @@ func (o *replicaObserver) Observe(e dstsafe.Event) {
 	}
 	if keepEvent(e.Type) {
 		o.cr.mu.Lock()
-		o.cr.events = append(o.cr.events, ReplicaEvent{Replica: o.r.Index, Owner: o.r.Owner, Event: e})
+		o.cr.events = append(o.cr.events, ReplicaEvent{Replica: o.r.Index, Owner: o.r.Owner, Event: e, trueAt: o.cr.truth.Now()})
 		o.cr.mu.Unlock()
 	}
 }

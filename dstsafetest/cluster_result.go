@@ -34,8 +34,25 @@ type ClusterResult struct {
 	// Events lists the events the operator must see: clock skew
 	// refusals, periods recorded under other zone data, lost leases.
 	Events []ReplicaEvent
+	// Refusals lists every claim the ledger refused for clock skew
+	// (dstsafe.ErrClockSkew), with who did the period's work instead.
+	Refusals []SkewRefusal
 	// RunErrors are errors a replica's Run returned other than its crash.
 	RunErrors []error
+}
+
+// SkewRefusal is one claim the ledger refused because the replica's clock
+// was further from the store's than the maximum offset.
+type SkewRefusal struct {
+	Replica     int
+	Owner       string
+	Job, Period string
+	// Offset is the replica's clock minus the store's (positive: ahead).
+	Offset time.Duration
+	// At is the true instant of the refusal.
+	At time.Time
+	// DoneBy names the owners whose executions did the period's work.
+	DoneBy []string
 }
 
 // Execution is one return of a job's function on a replica.
@@ -78,6 +95,7 @@ type ReplicaEvent struct {
 	Replica int
 	Owner   string
 	dstsafe.Event
+	trueAt  time.Time
 }
 
 // PeriodResult is one period of one job.
@@ -165,7 +183,7 @@ func (v Violation) String() string {
 
 // keepEvent says which events ClusterResult.Events keeps.
 func keepEvent(t dstsafe.EventType) bool {
-	return t == dstsafe.EventLeaseLost
+	return t == dstsafe.EventLeaseLost || t == dstsafe.EventClockSkew
 }
 
 func (cr *clusterRun) settle() time.Duration {
@@ -292,12 +310,26 @@ func (cr *clusterRun) result() *ClusterResult {
 	res.Fires = fires
 	events := slices.Clone(cr.events)
 	slices.SortStableFunc(events, func(a, b ReplicaEvent) int {
-		if c := a.At.Compare(b.At); c != 0 {
+		if c := a.trueAt.Compare(b.trueAt); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Replica, b.Replica)
 	})
 	res.Events = events
+	for _, e := range events {
+		if e.Type != dstsafe.EventClockSkew {
+			continue
+		}
+		r := SkewRefusal{Replica: e.Replica, Owner: e.Owner, Job: e.Job, Period: e.Period, Offset: e.Offset, At: e.trueAt}
+		if p := periods[periodKey{e.Job, e.Period}]; p != nil {
+			for _, x := range p.Executions {
+				if x.Completed() {
+					r.DoneBy = append(r.DoneBy, x.Owner)
+				}
+			}
+		}
+		res.Refusals = append(res.Refusals, r)
+	}
 	return res
 }
 
@@ -344,4 +376,44 @@ func RequireClusterExpected(t TestingT, res *ClusterResult, job string, n int, m
 	if got != n {
 		require.Fail(t, fmt.Sprintf("job %s: want %d expected periods, got %d", job, n, got), msgAndArgs...)
 	}
+}
+
+// RequireSkewRefused fails unless the replica at index replica had at
+// least one claim refused for clock skew and did no period's work, while
+// every period it was refused was done by another replica: "the skewed
+// replica refuses, the others carry on". Pair it with RequireClusterOnce.
+func RequireSkewRefused(t TestingT, res *ClusterResult, replica int, msgAndArgs ...any) {
+	t.Helper()
+	var bad []string
+	n := 0
+	for _, r := range res.Refusals {
+		if r.Replica != replica {
+			continue
+		}
+		n++
+		if len(r.DoneBy) == 0 && res.expected(r.Job, r.Period) {
+			bad = append(bad, fmt.Sprintf("job %s period %s: refused by %s (offset %v), done by nobody", r.Job, r.Period, r.Owner, r.Offset))
+		}
+	}
+	if n == 0 {
+		bad = append(bad, fmt.Sprintf("replica %d had no claim refused for clock skew", replica))
+	}
+	for _, e := range res.Executions {
+		if e.Replica == replica && e.Completed() {
+			bad = append(bad, fmt.Sprintf("replica %d (%s) did the work of job %s period %s at %s", replica, e.Owner,
+				e.Run.Job, e.Run.Period, e.At.UTC().Format(time.RFC3339Nano)))
+		}
+	}
+	if len(bad) > 0 {
+		require.Fail(t, "skewed replica did not refuse as it should:\n  "+strings.Join(bad, "\n  "), msgAndArgs...)
+	}
+}
+
+func (res *ClusterResult) expected(job, period string) bool {
+	for _, p := range res.Periods {
+		if p.Job == job && p.Period == period {
+			return p.Expected
+		}
+	}
+	return false
 }
