@@ -58,7 +58,6 @@ func (sim *simulation) detach() {
 	a.kickLocked()
 }
 
-
 // begin counts one more goroutine as busy: call it before starting (or
 // waking) one, so that the clock cannot move in between.
 func (sim *simulation) begin() {

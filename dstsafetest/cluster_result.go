@@ -95,7 +95,7 @@ type ReplicaEvent struct {
 	Replica int
 	Owner   string
 	dstsafe.Event
-	trueAt  time.Time
+	trueAt time.Time
 }
 
 // PeriodResult is one period of one job.
