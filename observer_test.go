@@ -173,7 +173,7 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		// ahead of it, past the default 5 s: its claim is refused.
 		fc := clockwork.NewFakeClockAt(start)
 		ev := &eventLog{}
-		s := dstsafe.NewScheduler(dstsafe.WithClock(offsetClock{fc, 6 * time.Second}), dstsafe.WithLedger(dstsafe.NewMemoryLedger(fc)),
+		s := dstsafe.NewScheduler(dstsafe.WithClock(&steppedClock{fc: fc, offset: 6 * time.Second}), dstsafe.WithLedger(dstsafe.NewMemoryLedger(fc)),
 			dstsafe.WithLogger(quiet()), dstsafe.WithObserver(ev))
 		require.NoError(t, s.Add("sync", hourly, nop))
 		require.ErrorIs(t, s.RunNow(ctx, "sync", "2024-06-01T00:00:00"), dstsafe.ErrClockSkew)
