@@ -51,12 +51,8 @@ func TestFastReplicaDoesNotTakeOver(t *testing.T) {
 	// B's claim, with the default bound: refused for B's clock.
 	_, err = b.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "replica-b",
 		Retry: retry, Now: bClock.Now()})
-	var se *dstsafe.ClockSkewError
-	if !errors.As(err, &se) || !errors.Is(err, dstsafe.ErrClockSkew) {
-		t.Fatalf("B's claim 2 minutes fast: %v, want a *ClockSkewError", err)
-	}
-	if se.Offset < 2*time.Minute-10*time.Second || se.Offset > 2*time.Minute {
-		t.Errorf("Offset = %v, want about 2m (B's clock minus Redis's)", se.Offset)
+	if !errors.Is(err, dstsafe.ErrClockSkew) {
+		t.Fatalf("B's claim 2 minutes fast: %v, want an error wrapping ErrClockSkew", err)
 	}
 
 	// Even with a bound loose enough to let B's clock pass, the lease is
