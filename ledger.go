@@ -42,8 +42,8 @@ import (
 // resume, and the run slots of WithMaxRuns. PostgreSQL's is
 // clock_timestamp() (the server's time when the statement reads it, not
 // now(), which is frozen at the start of a transaction), Redis's is TIME
-// (of the node holding the job's keys), SQLite's and MemoryLedger's the
-// Clock the ledger was given, one host's. So a replica whose clock runs
+// (of the node holding the job's keys), SQLite's the host's clock (its
+// processes share one host), MemoryLedger's the Clock it was given. So a replica whose clock runs
 // ahead of the holder's by more than the lease does not see a running
 // claim as abandoned: only the store's clock can say it is. The SQL and
 // Redis ledgers take a Clock instead (sqlledger.WithClock,
@@ -54,14 +54,16 @@ import (
 // how far it may be from the store's. A ClaimRequest with Now set (the
 // Scheduler sets it from its Clock) is refused, before anything is
 // written, when Now differs from the store's clock by more than
-// MaxClockOffset (5 s when zero): the error wraps ErrClockSkew and says
+// MaxClockOffset (5 s when zero; a Scheduler sets it with
+// WithMaxClockOffset): the error wraps ErrClockSkew and says
 // both clocks, the offset and the bound, for first claims and takeovers
 // alike, and the period stays claimable by a replica whose clock is
 // right. This is CockroachDB's rule: a node beyond its maximum offset
 // stops serving rather than serve wrong answers. Within the bound, a
 // replica whose clock is fast by d fires up to d early, never more than
 // MaxClockOffset: the earliest a period can start is its due instant
-// minus MaxClockOffset, and the ledger still runs it once.
+// minus MaxClockOffset, and the ledger still runs it once. See
+// docs/replicas.md.
 //
 // Implementations: MemoryLedger here, sqlledger (SQLite, PostgreSQL) and
 // redisledger. All of them pass dstsafetest.RunLedgerTests. To write one,

@@ -35,9 +35,10 @@ func CheckClaim(ctx context.Context, req dstsafe.ClaimRequest) (lease time.Durat
 
 // CheckClockSkew is the check a Claim makes once it has the store's clock
 // reading storeNow (LedgerTime of it), before it writes anything: it
-// returns a *dstsafe.ClockSkewError (wrapping dstsafe.ErrClockSkew) when
+// returns an error wrapping dstsafe.ErrClockSkew (the one every backend
+// returns, which the Scheduler reads the offset from) when
 // req.Now is set and differs from storeNow by more than
-// req.MaxClockOffset (dstsafe.DefaultMaxClockOffset when zero), nil
+// req.MaxClockOffset (5 s when zero), nil
 // otherwise. Read storeNow in the same transaction or script as the
 // claim's other reads, or just before it, and refuse before any write, for
 // first claims and takeovers alike.

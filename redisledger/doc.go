@@ -63,9 +63,10 @@
 // record past its lease reads as dstsafe.StateAbandoned; it is never
 // stored as such, and Redis key expiry plays no part in leases.
 //
-// A claim whose dstsafe.ClaimRequest.Now is further from Redis's clock than
-// its MaxClockOffset is refused with a *dstsafe.ClockSkewError before
-// anything is written: the TIME read is the call's first command.
+// A claim whose dstsafe.ClaimRequest.Now is further from Redis's clock
+// than its MaxClockOffset is refused with an error wrapping
+// dstsafe.ErrClockSkew before anything is written: the TIME read is the
+// call's first command.
 //
 // # Errors
 //

@@ -65,7 +65,8 @@
 // share one host, that host's clock. So whether a lease is over does not
 // depend on the clock of the replica that asks. A claim whose
 // ClaimRequest.Now is further from that clock than its MaxClockOffset is
-// refused with a *dstsafe.ClockSkewError before anything is written.
+// refused with an error wrapping dstsafe.ErrClockSkew before anything is
+// written.
 // WithClock replaces the database's clock with a Clock, for tests and
 // simulation. Instants are stored in UTC to the microsecond: TIMESTAMPTZ
 // in PostgreSQL, INTEGER microseconds since 1970 in SQLite.
