@@ -341,7 +341,7 @@ func (l *Ledger) claimInTx(group []*queuedClaim) {
 	v.stmts, v.txStmts = l.stmts, true
 	for _, c := range group {
 		c.rec, c.err = v.claim(c.ctx, c.req)
-		if c.err != nil && !errors.Is(c.err, dstsafe.ErrAlreadyClaimed) {
+		if c.err != nil && !errors.Is(c.err, dstsafe.ErrAlreadyClaimed) && !errors.Is(c.err, dstsafe.ErrClockSkew) {
 			tx.Rollback()
 			fail()
 			return

@@ -102,6 +102,7 @@ func Run(t *testing.T, b Backend) {
 		{"ConformanceInTx", testConformanceInTx},
 		{"GroupedClaims", testGroupedClaims},
 		{"GroupCommit", testGroupCommit},
+		{"GroupedClaimsSkew", testGroupedClaimsSkew},
 		{"Migrate", testMigrate},
 		{"MigrateSchemaTooNew", testMigrateSchemaTooNew},
 		{"MigrateUpgrade", testMigrateUpgrade},
