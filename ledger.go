@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jonboulle/clockwork"
 )
 
 // A Ledger records which logical periods of which jobs have been claimed,
@@ -247,9 +249,6 @@ var (
 	// the job and the cause. Errors without it (a timeout, a dropped
 	// connection, a database restarting) are transient.
 	ErrPermanent = errors.New("dstsafe: permanent ledger error")
-	// ErrNotSupported: the Ledger lacks what the call needs, such as
-	// Scheduler.Pause on a Ledger that is not a ControlLedger.
-	ErrNotSupported = errors.New("dstsafe: not supported by this ledger")
 	// ErrClockSkew: a claim was refused because the claimer's clock
 	// (ClaimRequest.Now) is further from the store's than the allowed
 	// offset (ClaimRequest.MaxClockOffset). Nothing was written. The
@@ -398,7 +397,7 @@ var _ Ledger = (*MemoryLedger)(nil)
 // or from RealClock when clock is nil.
 func NewMemoryLedger(clock Clock) *MemoryLedger {
 	if clock == nil {
-		clock = RealClock()
+		clock = clockwork.NewRealClock()
 	}
 	m := &MemoryLedger{clock: clock, seed: maphash.MakeSeed()}
 	for i := range m.shards {

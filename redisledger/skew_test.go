@@ -26,8 +26,10 @@ func TestFastReplicaDoesNotTakeOver(t *testing.T) {
 	prefix := testPrefix(t, ca)
 	cb := redis.NewClient(&redis.Options{Addr: ca.Options().Addr}) // another process's client
 	t.Cleanup(func() { _ = cb.Close() })
-	a := redisledger.New(ca, redisledger.WithKeyPrefix(prefix))
-	b := redisledger.New(cb, redisledger.WithKeyPrefix(prefix))
+	a, err := redisledger.New(ca, redisledger.WithKeyPrefix(prefix))
+	noErr(t, err, "New")
+	b, err := redisledger.New(cb, redisledger.WithKeyPrefix(prefix))
+	noErr(t, err, "New")
 
 	server, err := ca.Time(ctx).Result()
 	noErr(t, err, "TIME")

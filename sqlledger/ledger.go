@@ -86,6 +86,7 @@ import (
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/ledgerkit"
 	"github.com/dstsafe/dstsafe/sqlledger/internal/config"
+	"github.com/jonboulle/clockwork"
 )
 
 // Ledger is a dstsafe.ControlLedger stored in SQL tables. It is safe for
@@ -137,9 +138,7 @@ func New(db *sql.DB, opts ...Option) (*Ledger, error) {
 	}
 	c := config.Config{Table: DefaultTable}
 	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
+		o.apply(&c)
 	}
 	if !c.Opened {
 		if c.Synchronous != nil {
@@ -164,7 +163,7 @@ func New(db *sql.DB, opts ...Option) (*Ledger, error) {
 		return nil, &ConfigError{Option: "WithDialect", Value: fmt.Sprint(int(d)), Reason: "unknown dialect"}
 	}
 	if c.Clock == nil && d == SQLite {
-		c.Clock = dstsafe.RealClock() // one host: its clock is the database's
+		c.Clock = clockwork.NewRealClock() // one host: its clock is the database's
 	}
 	l := &Ledger{db: db, q: db, dialect: d, clock: c.Clock, table: c.Table, owned: c.CloseDB, upTo: SchemaVersion}
 	if c.MigrateTo > 0 && c.MigrateTo < SchemaVersion {

@@ -11,7 +11,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
@@ -22,7 +22,7 @@ import (
 // ones had never been made.
 func testGroupedClaimsSkew(t *testing.T, b Backend) {
 	ctx := context.Background()
-	clock := clockwork.NewFakeClockAt(dstsafetest.SuiteStart)
+	clock := clockwork.NewFakeClockAt(testkit.SuiteStart)
 	l := b.New(t, sqlledger.WithClock(clock))
 	store := clock.Now()
 	fast := store.Add(time.Minute) // a replica whose clock is a minute ahead
