@@ -33,10 +33,11 @@ type Description struct {
 	// slots); 0 without a limit.
 	Runs int
 	// ClockSkew is the Scheduler's latest claim refusal for clock skew
-	// (see WithMaxClockOffset), of any of its jobs, while it lasts: nil
-	// once a claim is accepted again, and before any refusal. While it is
-	// set, this replica runs nothing.
-	ClockSkew *ClockSkewError
+	// (an error wrapping ErrClockSkew, whose message gives both clocks and
+	// the offset; see WithMaxClockOffset), of any of its jobs, while it
+	// lasts: nil once a claim is accepted again, and before any refusal.
+	// While it is set, this replica runs nothing.
+	ClockSkew error
 }
 
 // Upcoming is one coming occurrence of a job.

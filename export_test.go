@@ -2,8 +2,11 @@ package dstsafe
 
 import (
 	"context"
+	"errors"
 	"math"
 	"time"
+
+	"github.com/dstsafe/dstsafe/internal/civil"
 )
 
 // Internals the external tests (package dstsafe_test) use.
@@ -12,7 +15,7 @@ import (
 // package in date_test.go.
 var (
 	CivilFromDays     = civilFromDays
-	CivilFromDaysSlow = civilFromDaysSlow
+	CivilFromDaysSlow = civil.CivilFromDaysSlow
 	DaysFromCivil     = daysFromCivil
 	WeekdayOf         = weekdayOf
 )
@@ -55,3 +58,13 @@ func SameZoneTable(a, b *time.Location) bool {
 
 // ZoneDataID is the tz data identity recorded in schedule fingerprints.
 var ZoneDataID = zoneDataID
+
+// ClockSkewOf returns what a claim refused for its clock carries: the
+// claimer's clock minus the store's, the bound, and both readings.
+func ClockSkewOf(err error) (offset, limit time.Duration, store, claimer time.Time, ok bool) {
+	var se *clockSkewError
+	if !errors.As(err, &se) {
+		return 0, 0, time.Time{}, time.Time{}, false
+	}
+	return se.Offset, se.Max, se.StoreNow, se.ClaimerNow, true
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jonboulle/clockwork"
 )
 
 // A Ledger records which logical periods of which jobs have been claimed,
@@ -24,9 +26,9 @@ import (
 // the old holder gets ErrLeaseLost and its late result is never written.
 //
 // Every method refuses a bad job name, period or owner (empty, longer than
-// MaxKeyLen bytes, not UTF-8, containing NUL) with a *KeyError wrapping
-// ErrInvalidKey before touching storage, and an out-of-range argument
-// with an error wrapping ErrInvalidRequest. When ctx ends, the error
+// ledgerkit.MaxKeyLen bytes, not UTF-8, containing NUL) with a *KeyError wrapping
+// ErrInvalidArgument before touching storage, and an out-of-range argument
+// with an error wrapping ErrInvalidArgument. When ctx ends, the error
 // wraps ctx.Err() (errors.Is(err, context.Canceled)).
 //
 // An error that retrying cannot fix (a table never migrated, a closed pool
@@ -42,8 +44,8 @@ import (
 // resume, and the run slots of WithMaxRuns. PostgreSQL's is
 // clock_timestamp() (the server's time when the statement reads it, not
 // now(), which is frozen at the start of a transaction), Redis's is TIME
-// (of the node holding the job's keys), SQLite's and MemoryLedger's the
-// Clock the ledger was given, one host's. So a replica whose clock runs
+// (of the node holding the job's keys), SQLite's the host's clock (its
+// processes share one host), MemoryLedger's the Clock it was given. So a replica whose clock runs
 // ahead of the holder's by more than the lease does not see a running
 // claim as abandoned: only the store's clock can say it is. The SQL and
 // Redis ledgers take a Clock instead (sqlledger.WithClock,
@@ -54,14 +56,16 @@ import (
 // how far it may be from the store's. A ClaimRequest with Now set (the
 // Scheduler sets it from its Clock) is refused, before anything is
 // written, when Now differs from the store's clock by more than
-// MaxClockOffset (DefaultMaxClockOffset when zero): the error is a
-// *ClockSkewError wrapping ErrClockSkew, for first claims and takeovers
+// MaxClockOffset (5 s when zero; a Scheduler sets it with
+// WithMaxClockOffset): the error wraps ErrClockSkew and says
+// both clocks, the offset and the bound, for first claims and takeovers
 // alike, and the period stays claimable by a replica whose clock is
 // right. This is CockroachDB's rule: a node beyond its maximum offset
 // stops serving rather than serve wrong answers. Within the bound, a
 // replica whose clock is fast by d fires up to d early, never more than
 // MaxClockOffset: the earliest a period can start is its due instant
-// minus MaxClockOffset, and the ledger still runs it once.
+// minus MaxClockOffset, and the ledger still runs it once. See
+// docs/replicas.md.
 //
 // Implementations: MemoryLedger here, sqlledger (SQLite, PostgreSQL) and
 // redisledger. All of them pass dstsafetest.RunLedgerTests. To write one,
@@ -72,7 +76,7 @@ type Ledger interface {
 	// error wrapping ErrAlreadyClaimed (a *ClaimedError carrying the
 	// existing record) when the period is running, succeeded or skipped, or
 	// when it failed or was abandoned and req.Retry does not allow a takeover.
-	// It fails with a *ClockSkewError (ErrClockSkew) and writes nothing when
+	// It fails with an error wrapping ErrClockSkew, and writes nothing, when
 	// req.Now is set and further than the allowed offset from the store's
 	// clock (see Time above).
 	//
@@ -183,27 +187,30 @@ type ClaimRequest struct {
 	// claimed after it, records the new one. So a record says which
 	// schedule was in force by the time it was claimed, and a scheduler
 	// restarted under an edited schedule can tell whether, and since
-	// when, the edit took effect (see CatchUpPolicy). At most MaxKeyLen
+	// when, the edit took effect (see CatchUpPolicy). At most ledgerkit.MaxKeyLen
 	// bytes of UTF-8 without NUL.
 	Schedule string
 	// Now, optional, is the claimer's clock reading as it claims. When
 	// set, the ledger compares it with the store's clock before writing
-	// and refuses the claim with a *ClockSkewError (ErrClockSkew) when
-	// they differ by more than MaxClockOffset: a claimer whose clock is
+	// and refuses the claim with an error wrapping ErrClockSkew when they
+	// differ by more than MaxClockOffset: a claimer whose clock is
 	// wrong must not run the period (see Ledger). Zero: no check. The
 	// Scheduler sets it from its Clock.
 	Now time.Time
 	// MaxClockOffset is the largest difference between Now and the
-	// store's clock, either way, that the claim accepts. Zero means
-	// DefaultMaxClockOffset; negative is refused (ErrInvalidRequest).
-	// Ignored when Now is zero.
+	// store's clock, either way, that the claim accepts. Zero means 5 s:
+	// NTP keeps hosts within milliseconds of each other, and a clock 5 s
+	// off is broken (a VM resumed without a time sync, a stopped NTP
+	// daemon, a manual step); it is well under DefaultLease. Negative is
+	// refused (ErrInvalidArgument). Ignored when Now is zero.
+	// WithMaxClockOffset sets it for a Scheduler's claims.
 	MaxClockOffset time.Duration
 }
 
 // DefaultLease is the lease of a claim that does not name one.
 const DefaultLease = time.Minute
 
-// DefaultMaxClockOffset is the largest offset between a claimer's clock
+// defaultMaxClockOffset is the largest offset between a claimer's clock
 // and the store's that a claim accepts unless ClaimRequest.MaxClockOffset
 // (or the Scheduler's WithMaxClockOffset) says otherwise. NTP keeps hosts
 // within milliseconds of each other; a clock 5 s off is broken (a VM
@@ -211,7 +218,7 @@ const DefaultLease = time.Minute
 // manual step), and a replica on it would fire up to 5 s early or late.
 // It is well under DefaultLease, so a refused replica is noticed long
 // before any lease decision could have been in doubt.
-const DefaultMaxClockOffset = 5 * time.Second
+const defaultMaxClockOffset = 5 * time.Second
 
 // RetryPolicy allows taking over a period whose earlier attempt failed or
 // was abandoned. The zero value allows nothing.
@@ -234,13 +241,6 @@ var (
 	ErrLeaseLost = errors.New("dstsafe: lease lost")
 	// ErrNotFound: the period has no record.
 	ErrNotFound = errors.New("dstsafe: no record")
-	// ErrInvalidKey: an empty, over-long or non-UTF-8 job name, period or
-	// owner. The error is a *KeyError naming the field.
-	ErrInvalidKey = errors.New("dstsafe: invalid ledger key")
-	// ErrInvalidRequest: a ledger call with an argument that is not a key
-	// but is out of range: a negative lease or MaxAttempts, or Finish with a
-	// state other than succeeded, failed or skipped.
-	ErrInvalidRequest = errors.New("dstsafe: invalid ledger request")
 	// ErrPermanent: the ledger cannot work until someone changes
 	// something, and retrying will not help: its table was never migrated,
 	// its pool or client was closed, its credentials were refused. Backends
@@ -249,20 +249,20 @@ var (
 	// the job and the cause. Errors without it (a timeout, a dropped
 	// connection, a database restarting) are transient.
 	ErrPermanent = errors.New("dstsafe: permanent ledger error")
-	// ErrNotSupported: the Ledger lacks what the call needs, such as
-	// Scheduler.Pause on a Ledger that is not a ControlLedger.
-	ErrNotSupported = errors.New("dstsafe: not supported by this ledger")
 	// ErrClockSkew: a claim was refused because the claimer's clock
 	// (ClaimRequest.Now) is further from the store's than the allowed
-	// offset. Nothing was written. The error is a *ClockSkewError.
+	// offset (ClaimRequest.MaxClockOffset). Nothing was written. The
+	// message gives both clocks, the offset and the bound; a Scheduler
+	// reports the offset in Event.Offset.
 	ErrClockSkew = errors.New("dstsafe: clock skew")
 )
 
-// ClockSkewError is returned by Claim when the claimer's clock is too far
-// from the store's (ClaimRequest.Now, MaxClockOffset): the claim was
-// refused and nothing written. errors.Is(err, ErrClockSkew) reports true
-// for it.
-type ClockSkewError struct {
+// clockSkewError is the error of a claim refused because the claimer's
+// clock is too far from the store's (ClaimRequest.Now, MaxClockOffset):
+// nothing was written. It wraps ErrClockSkew. Every backend makes it
+// through ledgerkit.CheckClockSkew, so the Scheduler finds the offset in
+// it whichever backend refused.
+type clockSkewError struct {
 	Job, Period string
 	// Offset is ClaimerNow minus StoreNow: positive when the claimer's
 	// clock is ahead of the store's, negative when it is behind.
@@ -274,7 +274,7 @@ type ClockSkewError struct {
 	StoreNow, ClaimerNow time.Time
 }
 
-func (e *ClockSkewError) Error() string {
+func (e *clockSkewError) Error() string {
 	dir := "ahead of"
 	off := e.Offset
 	if off < 0 {
@@ -285,7 +285,7 @@ func (e *ClockSkewError) Error() string {
 }
 
 // Unwrap returns ErrClockSkew.
-func (e *ClockSkewError) Unwrap() error { return ErrClockSkew }
+func (e *clockSkewError) Unwrap() error { return ErrClockSkew }
 
 // ClaimedError is returned by Claim when the period was claimed before.
 // errors.Is(err, ErrAlreadyClaimed) reports true for it.
@@ -302,19 +302,20 @@ func (e *ClaimedError) Error() string {
 // Unwrap returns ErrAlreadyClaimed.
 func (e *ClaimedError) Unwrap() error { return ErrAlreadyClaimed }
 
-// Limits on what a ledger stores. Every backend enforces them, so a key
-// that one backend accepts is accepted by all.
+// Limits on what a ledger stores (exported as ledgerkit.ledgerkit.MaxKeyLen and
+// ledgerkit.ledgerkit.MaxReasonLen). Every backend enforces them, so a key that one
+// backend accepts is accepted by all.
 const (
-	// MaxKeyLen is the longest job name, period, owner or schedule
+	// maxKeyLen is the longest job name, period, owner or schedule
 	// fingerprint, in bytes.
-	MaxKeyLen = 255
-	// MaxReasonLen is the longest failure reason kept, in bytes; longer
+	maxKeyLen = 255
+	// maxReasonLen is the longest failure reason kept, in bytes; longer
 	// reasons are cut at a rune boundary.
-	MaxReasonLen = 4096
+	maxReasonLen = 4096
 )
 
 // KeyError reports a job name, period, owner, schedule or List bound that
-// a ledger refuses. errors.Is(err, ErrInvalidKey) reports true for it.
+// a ledger refuses. errors.Is(err, ErrInvalidArgument) reports true for it.
 type KeyError struct {
 	Field  string // "job", "period", "owner", "schedule", "from" or "to"
 	Value  string // the value as given (possibly not UTF-8)
@@ -325,8 +326,8 @@ func (e *KeyError) Error() string {
 	return fmt.Sprintf("dstsafe: invalid ledger key: %s %q: %s", e.Field, e.Value, e.Reason)
 }
 
-// Unwrap returns ErrInvalidKey.
-func (e *KeyError) Unwrap() error { return ErrInvalidKey }
+// Unwrap returns ErrInvalidArgument.
+func (e *KeyError) Unwrap() error { return errInvalidKey }
 
 // StateAt returns the state of r at instant now: StateAbandoned for a
 // running record whose lease ended before now, r.State otherwise.
@@ -396,7 +397,7 @@ var _ Ledger = (*MemoryLedger)(nil)
 // or from RealClock when clock is nil.
 func NewMemoryLedger(clock Clock) *MemoryLedger {
 	if clock == nil {
-		clock = RealClock()
+		clock = clockwork.NewRealClock()
 	}
 	m := &MemoryLedger{clock: clock, seed: maphash.MakeSeed()}
 	for i := range m.shards {
@@ -499,7 +500,7 @@ func (m *MemoryLedger) Heartbeat(ctx context.Context, job, period string, token 
 }
 
 // Finish implements Ledger. The reason is stored as valid UTF-8 without
-// NUL bytes, cut to MaxReasonLen bytes (ledgerkit.NormalizeReason).
+// NUL bytes, cut to ledgerkit.MaxReasonLen bytes (ledgerkit.NormalizeReason).
 func (m *MemoryLedger) Finish(ctx context.Context, job, period string, token int64, state State, reason string) (Record, error) {
 	reason, err := checkFinish(ctx, job, period, state, reason)
 	if err != nil {

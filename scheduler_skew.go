@@ -5,21 +5,25 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // WithMaxClockOffset sets how far the Scheduler's Clock may be from its
 // ledger's clock, either way, for its claims to be accepted
 // (ClaimRequest.MaxClockOffset; every claim carries the Clock's reading in
 // ClaimRequest.Now). A replica beyond it claims nothing and runs nothing:
-// each period it would have run is refused with a *ClockSkewError, reported
-// as EventClockSkew and logged at ERROR once per episode, and stays
+// each period it would have run is refused with an error wrapping
+// ErrClockSkew, reported as event.ClockSkew (with Event.Offset) and logged
+// at ERROR once per episode (Describe shows it meanwhile), and stays
 // claimable by a replica whose clock is right; the replica tries again at
 // its next periods, and resumes once its clock is fixed. Within it, the
 // replica fires up to d early or late (its Clock decides when), and the
 // ledger still runs each period once.
 //
-// Defaults to DefaultMaxClockOffset (5 s), also for zero. A negative d
-// makes Add fail with an error wrapping ErrInvalidRequest.
+// Defaults to 5 s, also for zero: NTP keeps hosts within milliseconds,
+// and a clock 5 s off is broken. A negative d makes Add fail with an
+// error wrapping ErrInvalidArgument.
 func WithMaxClockOffset(d time.Duration) SchedulerOption {
 	return func(cfg *schedulerConfig) { cfg.maxClockOffset = d }
 }
@@ -27,7 +31,7 @@ func WithMaxClockOffset(d time.Duration) SchedulerOption {
 // checkMaxClockOffset is Add's check of WithMaxClockOffset.
 func (s *Scheduler) checkMaxClockOffset() error {
 	if s.maxClockOffset < 0 {
-		return fmt.Errorf("%w: WithMaxClockOffset(%v): negative offset", ErrInvalidRequest, s.maxClockOffset)
+		return fmt.Errorf("%w: WithMaxClockOffset(%v): negative offset", errInvalidRange, s.maxClockOffset)
 	}
 	return nil
 }
@@ -45,11 +49,11 @@ func (s *Scheduler) stamp(req ClaimRequest) ClaimRequest {
 // ends with the next claim the ledger answers otherwise (logged at INFO).
 type skewState struct {
 	mu  sync.Mutex
-	cur *ClockSkewError // the latest refusal of the episode; nil outside one
+	cur *clockSkewError // the latest refusal of the episode; nil outside one
 }
 
 // current returns the refusal of the episode under way, or nil.
-func (k *skewState) current() *ClockSkewError {
+func (k *skewState) current() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.cur == nil {
@@ -60,11 +64,11 @@ func (k *skewState) current() *ClockSkewError {
 }
 
 // noteClaim records what the ledger answered a claim of period t of job:
-// a *ClockSkewError starts or continues an episode and emits
-// EventClockSkew; any other answer (a claim, a *ClaimedError) ends one. A
+// a refusal for clock skew starts or continues an episode and emits
+// event.ClockSkew; any other answer (a claim, a *ClaimedError) ends one. A
 // failure of the ledger says nothing about clocks and changes nothing.
 func (s *Scheduler) noteClaim(job string, t task, err error) {
-	var se *ClockSkewError
+	var se *clockSkewError
 	switch {
 	case errors.As(err, &se):
 		s.skew.mu.Lock()
@@ -77,7 +81,7 @@ func (s *Scheduler) noteClaim(job string, t task, err error) {
 				"offset", se.Offset, "max", se.Max, "clock", se.ClaimerNow, "ledger_clock", se.StoreNow)
 		}
 		if s.observed() {
-			ev := s.taskEvent(EventClockSkew, job, t)
+			ev := s.taskEvent(event.ClockSkew, job, t)
 			ev.Offset, ev.Err = se.Offset, err
 			s.emit(ev)
 		}

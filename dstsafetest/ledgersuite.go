@@ -14,6 +14,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
@@ -24,19 +25,16 @@ import (
 // Clean up through t.Cleanup.
 type NewLedgerFunc func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger
 
-// SuiteStart is the instant the suite's fake clocks start at: 01:30:00 CDT
-// on 2024-11-03, the first of the two 01:30s of the night the billing
-// incident charged 1,284 customers twice. Its nanoseconds check that
-// ledgers keep instants to microseconds.
-var SuiteStart = time.Date(2024, 11, 3, 6, 30, 0, 123456789, time.UTC)
-
 // RunLedgerTests is the conformance suite every dstsafe.Ledger must pass:
 // the memory, SQLite, PostgreSQL and Redis ledgers run it. It checks every
 // state transition (running -> succeeded | failed | skipped, running ->
 // abandoned by lease expiry, failed | abandoned -> running by takeover),
 // the sentinels with errors.Is and errors.As, fencing of a zombie holder,
 // the retry policy, listing order and bounds, refusal of bad input, and
-// that of many concurrent claims of one period exactly one wins (16
+// refusal of a claimer whose clock is too far from the ledger's
+// (ClaimRequest.Now, MaxClockOffset: nothing written, first claims and
+// takeovers alike; ledgersuite_skew.go), that of many concurrent claims of
+// one period exactly one wins (16
 // goroutines started together on up to 20,000 periods: a claim that
 // reads, then writes, is caught).
 //
@@ -48,7 +46,8 @@ var SuiteStart = time.Date(2024, 11, 3, 6, 30, 0, 123456789, time.UTC)
 // one, those subtests skip, saying so.
 //
 // Each subtest calls newLedger for a fresh ledger with its own fake clock
-// set to SuiteStart. Options say what else the backend can do (a broken
+// set to 2024-11-03 06:30:00.123456789Z (01:30 CDT, the first reading of
+// the Chicago fold). Options say what else the backend can do (a broken
 // ledger to check its permanent errors with) or cannot do yet; the
 // subtests they govern skip, naming the missing capability, without them.
 func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOption) {
@@ -80,6 +79,7 @@ func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOp
 		{"ConcurrentClaims", s.testConcurrentClaims},
 		{"ContendedClaim", s.testContendedClaim},
 	}
+	tests = append(tests, s.skewTests()...)
 	tests = append(tests, s.controlTests()...)
 	for _, tt := range append(tests, s.capabilityTests()...) {
 		t.Run(tt.name, tt.fn)
@@ -102,7 +102,7 @@ type suite struct {
 
 func (s suite) setup(t *testing.T) (dstsafe.Ledger, *clockwork.FakeClock) {
 	t.Helper()
-	clock := clockwork.NewFakeClockAt(SuiteStart)
+	clock := clockwork.NewFakeClockAt(testkit.SuiteStart)
 	l := s.newLedger(t, clock)
 	must.NotNil(t, l, "newLedger returned nil")
 	return l, clock
@@ -380,7 +380,7 @@ func (s suite) testFinishInvalidState(t *testing.T) {
 	r := claim(t, l, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w"})
 	for _, st := range []dstsafe.State{0, dstsafe.StateRunning, dstsafe.StateAbandoned, 42} {
 		_, err := l.Finish(ctx, r.Job, r.Period, r.Token, st, "")
-		must.ErrorIs(t, err, dstsafe.ErrInvalidRequest, "Finish in state %d", st)
+		must.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "Finish in state %d", st)
 	}
 	g := get(t, l, r.Job, r.Period)
 	check.Equal(t, dstsafe.StateRunning, g.State, "a refused Finish changed the record")
@@ -637,12 +637,12 @@ func (s suite) testList(t *testing.T) {
 // badKey is a key every ledger refuses, named for what is wrong with it.
 type badKey struct{ name, value string }
 
-// overlongKey is one byte longer than dstsafe.MaxKeyLen.
-var overlongKey = strings.Repeat("x", dstsafe.MaxKeyLen+1)
+// overlongKey is one byte longer than ledgerkit.MaxKeyLen.
+var overlongKey = strings.Repeat("x", ledgerkit.MaxKeyLen+1)
 
 // longestKey is 254 ASCII bytes and a two-byte rune: exactly
-// dstsafe.MaxKeyLen bytes, accepted.
-var longestKey = strings.Repeat("x", dstsafe.MaxKeyLen-2) + "é"
+// ledgerkit.MaxKeyLen bytes, accepted.
+var longestKey = strings.Repeat("x", ledgerkit.MaxKeyLen-2) + "é"
 
 var badKeys = []badKey{
 	{"empty", ""},
@@ -653,10 +653,10 @@ var badKeys = []badKey{
 }
 
 // requireKeyError checks that err is a *dstsafe.KeyError for field and
-// value, wrapping dstsafe.ErrInvalidKey.
+// value, wrapping dstsafe.ErrInvalidArgument.
 func requireKeyError(t *testing.T, err error, field, value string) {
 	t.Helper()
-	must.ErrorIs(t, err, dstsafe.ErrInvalidKey, "%s %q", field, value)
+	must.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "%s %q", field, value)
 	var ke *dstsafe.KeyError
 	must.ErrorAs(t, err, &ke)
 	check.Equal(t, field, ke.Field)
@@ -715,7 +715,7 @@ func (s suite) testBadKeys(t *testing.T) {
 		g := get(t, l, longest, longest)
 		check.Equal(t, longest, g.Period)
 		check.Equal(t, longest, g.Owner)
-		rs, err := l.List(ctx, longest, "", strings.Repeat("ÿ", dstsafe.MaxKeyLen)) // an over-long bound is fine
+		rs, err := l.List(ctx, longest, "", strings.Repeat("ÿ", ledgerkit.MaxKeyLen)) // an over-long bound is fine
 		must.NoError(t, err)
 		check.Len(t, rs, 1)
 	})
@@ -725,15 +725,15 @@ func (s suite) testBadRequest(t *testing.T) {
 	ctx := context.Background()
 	l, _ := s.setup(t)
 	_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w", Lease: -time.Second})
-	must.ErrorIs(t, err, dstsafe.ErrInvalidRequest, "negative lease")
+	must.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "negative lease")
 	_, err = l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w", Retry: dstsafe.RetryPolicy{MaxAttempts: -1, Failed: true}})
-	must.ErrorIs(t, err, dstsafe.ErrInvalidRequest, "negative MaxAttempts")
+	must.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "negative MaxAttempts")
 	_, err = l.Get(ctx, "billing", "2024-11-03")
 	must.ErrorIs(t, err, dstsafe.ErrNotFound, "a refused claim was stored")
 
 	r := claim(t, l, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w", Lease: time.Minute})
 	_, err = l.Heartbeat(ctx, "billing", "2024-11-03", r.Token, -time.Second)
-	must.ErrorIs(t, err, dstsafe.ErrInvalidRequest, "heartbeat with negative lease")
+	must.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "heartbeat with negative lease")
 	sameInstant(t, r.LeaseUntil, get(t, l, "billing", "2024-11-03").LeaseUntil, "LeaseUntil after a refused heartbeat")
 }
 
@@ -746,7 +746,7 @@ func (s suite) testReason(t *testing.T) {
 		// A result is never lost for its reason: bad bytes are repaired.
 		{"invalid UTF-8", "bad \xff byte", "bad \uFFFD byte"},
 		{"NUL", "nul\x00byte", "nulbyte"},
-		{"too long", strings.Repeat("é", dstsafe.MaxReasonLen), strings.Repeat("é", dstsafe.MaxReasonLen/2)},
+		{"too long", strings.Repeat("é", ledgerkit.MaxReasonLen), strings.Repeat("é", ledgerkit.MaxReasonLen/2)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

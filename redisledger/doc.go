@@ -3,7 +3,10 @@
 // there before it runs, and exactly one claim of each period wins.
 //
 //	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
-//	ledger := redisledger.New(client)
+//	ledger, err := redisledger.New(client)
+//	if err != nil {
+//		return err // an option New cannot use: a *ConfigError
+//	}
 //
 // # Records never expire
 //
@@ -53,8 +56,9 @@
 //
 // A claim of a new period is SET NX of a running record, in a Lua script
 // that also indexes the period. Takeover, heartbeat, finish, release and
-// pause are decided in Go with the ledger's Clock (never Redis TIME, so a
-// fake clock drives lease expiry in tests) and applied by a Lua
+// pause are decided in Go by Redis's clock (TIME, read from the node of
+// the job's slot just before; WithClock's Clock instead in tests), never
+// by the clock of the replica that asks, and applied by a Lua
 // compare-and-set that writes only if the stored value is still, byte for
 // byte, the one the decision was made on. The bytes include the fencing token, the state and
 // the lease: a holder whose period was taken over gets dstsafe.ErrLeaseLost
@@ -62,11 +66,16 @@
 // record past its lease reads as dstsafe.StateAbandoned; it is never
 // stored as such, and Redis key expiry plays no part in leases.
 //
+// A claim whose dstsafe.ClaimRequest.Now is further from Redis's clock
+// than its MaxClockOffset is refused with an error wrapping
+// dstsafe.ErrClockSkew before anything is written: the TIME read is the
+// call's first command.
+//
 // # Errors
 //
 // The ledger's conditions are the dstsafe sentinels: ErrAlreadyClaimed (a
-// *dstsafe.ClaimedError), ErrLeaseLost, ErrNotFound, ErrInvalidKey,
-// ErrInvalidRequest. A failure of Redis itself (connection refused, a
+// *dstsafe.ClaimedError), ErrLeaseLost, ErrNotFound, ErrInvalidArgument,
+// ErrInvalidArgument. A failure of Redis itself (connection refused, a
 // timeout, ctx done) is returned wrapped and matches none of them: the
 // caller cannot know whether the write happened. A later Claim of the
 // period tells: a claim whose reply was lost is a running record owned by

@@ -23,16 +23,20 @@ import (
 // The zero value is not usable: call New.
 type Ledger struct {
 	client      commander
-	clock       dstsafe.Clock
+	clock       dstsafe.Clock // WithClock's; nil: Redis TIME
 	prefix      string
 	finishedTTL time.Duration
 }
 
 var _ dstsafe.ControlLedger = (*Ledger)(nil)
 
-// New returns a Ledger that keeps its records in client's database.
-// A nil client panics.
-func New(client redis.UniversalClient, opts ...Option) *Ledger {
+// New returns a Ledger that keeps its records in client's database. An
+// option it cannot use (a key prefix with '{' or '}', a negative
+// WithFinishedTTL, WithAutoPipeline on a client without AutoPipeline) is
+// a *ConfigError wrapping ErrInvalidConfig and dstsafe.ErrInvalidArgument,
+// as sqlledger.New's are; New does not talk to Redis. A nil client is a
+// programmer's error and panics, as a nil *sql.DB does in sqlledger.New.
+func New(client redis.UniversalClient, opts ...Option) (*Ledger, error) {
 	if client == nil {
 		panic("redisledger: New(nil client)")
 	}
@@ -42,17 +46,46 @@ func New(client redis.UniversalClient, opts ...Option) *Ledger {
 			o(&c)
 		}
 	}
-	if c.clock == nil {
-		c.clock = dstsafe.RealClock()
+	switch {
+	case strings.ContainsAny(c.prefix, "{}"):
+		return nil, &ConfigError{Option: "WithKeyPrefix", Value: c.prefix, Reason: "must not contain '{' or '}': the Ledger puts each job's keys in a hash tag after the prefix"}
+	case c.finishedTTL < 0:
+		return nil, &ConfigError{Option: "WithFinishedTTL", Value: c.finishedTTL.String(), Reason: "must not be negative (zero keeps records forever)"}
 	}
 	l := &Ledger{client: client, clock: c.clock, prefix: c.prefix, finishedTTL: c.finishedTTL}
 	if c.autoPipeline {
-		if ap, err := client.AutoPipeline(); err == nil {
-			l.client = ap
+		ap, err := client.AutoPipeline()
+		if err != nil {
+			return nil, &ConfigError{Option: "WithAutoPipeline", Value: fmt.Sprintf("%T", client), Reason: err.Error()}
 		}
+		l.client = ap
 	}
-	return l
+	return l, nil
 }
+
+// ErrInvalidConfig: New got an option it cannot use. The error is a
+// *ConfigError.
+var ErrInvalidConfig = errors.New("redisledger: invalid configuration")
+
+// ConfigError reports an option New cannot use. errors.Is(err,
+// ErrInvalidConfig) and errors.Is(err, dstsafe.ErrInvalidArgument) report
+// true for it.
+type ConfigError struct {
+	Option string // "WithKeyPrefix", "WithFinishedTTL", "WithAutoPipeline"
+	Value  string
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("redisledger: invalid configuration: %s %q: %s", e.Option, e.Value, e.Reason)
+}
+
+// Unwrap returns ErrInvalidConfig.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// Is reports dstsafe.ErrInvalidArgument as a match: a bad option is a bad
+// argument, as in every dstsafe constructor.
+func (e *ConfigError) Is(target error) bool { return target == dstsafe.ErrInvalidArgument }
 
 // commander is what the Ledger needs of a client: *redis.Client,
 // *redis.ClusterClient, *redis.Ring and *redis.AutoPipeliner all have it.
@@ -79,8 +112,8 @@ var ErrContended = errors.New("redisledger: record contended")
 // takeover when req.Retry allows it (dstsafe.RetryPolicy.Allows),
 // compare-and-set on the record it decided on. Otherwise an error wrapping
 // dstsafe.ErrAlreadyClaimed, a *dstsafe.ClaimedError with the record as of
-// the Clock's now. Bad keys wrap dstsafe.ErrInvalidKey, a negative lease or
-// MaxAttempts dstsafe.ErrInvalidRequest.
+// the Clock's now. Bad keys wrap dstsafe.ErrInvalidArgument, a negative lease or
+// MaxAttempts dstsafe.ErrInvalidArgument.
 //
 // When Redis fails (or ctx ends) the error wraps the client's, and the claim
 // may or may not have been recorded: a later Claim tells which
@@ -95,7 +128,16 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 	key, idx := l.recordKey(req.Job, req.Period), l.indexKey(req.Job)
 	var cur *entry // nil: no record (yet)
 	for range maxSwaps {
-		now := l.now()
+		// Redis's clock, read before anything is written: it stamps the
+		// claim, judges the lease of the record found, and the
+		// claimer's clock is checked against it.
+		now, err := l.now(ctx, key)
+		if err != nil {
+			return dstsafe.Record{}, l.wrap("claim", req.Job, req.Period, err)
+		}
+		if err := ledgerkit.CheckClockSkew(req, now); err != nil {
+			return dstsafe.Record{}, err
+		}
 		next := dstsafe.Record{
 			Job: req.Job, Period: req.Period, State: dstsafe.StateRunning, Owner: req.Owner,
 			Token: 1, Attempt: 1, StartedAt: now, LeaseUntil: now.Add(lease), Schedule: req.Schedule,
@@ -146,7 +188,7 @@ func (l *Ledger) Heartbeat(ctx context.Context, job, period string, token int64,
 
 // Finish ends the running claim held with token in state, which must be
 // dstsafe.StateSucceeded, StateFailed or StateSkipped (else
-// dstsafe.ErrInvalidRequest); reason is stored as
+// dstsafe.ErrInvalidArgument); reason is stored as
 // ledgerkit.NormalizeReason(reason). It fails with dstsafe.ErrLeaseLost if
 // token no longer holds the period, and then writes nothing. With
 // WithFinishedTTL the record starts to expire here.
@@ -179,7 +221,10 @@ func (l *Ledger) transition(ctx context.Context, op, job, period string, token i
 			// finished TTL ran out, so it was not running with our token.
 			return dstsafe.Record{}, ledgerkit.NotFound(job, period)
 		}
-		now := l.now()
+		now, err := l.now(ctx, key)
+		if err != nil {
+			return dstsafe.Record{}, l.wrap(op, job, period, err)
+		}
 		if cur.rec.Token != token || cur.rec.State != dstsafe.StateRunning {
 			lost := cur.rec
 			lost.State = lost.StateAt(now)
@@ -206,12 +251,17 @@ func (l *Ledger) Get(ctx context.Context, job, period string) (dstsafe.Record, e
 	if err := ledgerkit.CheckGet(ctx, job, period); err != nil {
 		return dstsafe.Record{}, err
 	}
-	e, err := l.get(ctx, "get", l.recordKey(job, period), job, period)
+	key := l.recordKey(job, period)
+	now, err := l.now(ctx, key)
+	if err != nil {
+		return dstsafe.Record{}, l.wrap("get", job, period, err)
+	}
+	e, err := l.get(ctx, "get", key, job, period)
 	if err != nil {
 		return dstsafe.Record{}, err
 	}
 	r := e.rec
-	r.State = r.StateAt(l.now())
+	r.State = r.StateAt(now)
 	return r, nil
 }
 
@@ -256,11 +306,14 @@ func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Reco
 		for i, p := range periods {
 			keys[i] = l.recordKey(job, p)
 		}
+		now, err := l.now(ctx, idx)
+		if err != nil {
+			return nil, l.wrap("list", job, "", err)
+		}
 		vals, err := l.client.MGet(ctx, keys...).Result()
 		if err != nil {
 			return nil, l.wrap("list", job, "", err)
 		}
-		now := l.now()
 		for i, v := range vals {
 			raw, ok := v.(string)
 			if !ok {
@@ -295,7 +348,21 @@ func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Reco
 	return out, nil
 }
 
-func (l *Ledger) now() time.Time { return ledgerkit.LedgerTime(l.clock.Now()) }
+// now is the ledger's clock: WithClock's Clock, else Redis TIME on the
+// node that holds key (in a Redis Cluster, the node of the job's slot).
+func (l *Ledger) now(ctx context.Context, key string) (time.Time, error) {
+	if l.clock != nil {
+		return ledgerkit.LedgerTime(l.clock.Now()), nil
+	}
+	res, err := timeScript.Run(ctx, l.client, []string{key}).Int64Slice()
+	if err != nil {
+		return time.Time{}, err
+	}
+	if len(res) != 2 {
+		return time.Time{}, fmt.Errorf("redisledger: TIME returned %d fields, want 2", len(res))
+	}
+	return ledgerkit.LedgerTime(time.Unix(res[0], res[1]*int64(time.Microsecond))), nil
+}
 
 // recordKey is the key of the record of (job, period).
 func (l *Ledger) recordKey(job, period string) string {
