@@ -14,6 +14,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 	"github.com/dstsafe/dstsafe/internal/simlink"
 )
 
@@ -75,11 +76,11 @@ type CrashPoint uint8
 const (
 	// CrashAtInstant kills the replica at the true instant Crash.At.
 	CrashAtInstant CrashPoint = iota + 1
-	// CrashAtFire kills it as it finds a period due (dstsafe.EventDue),
+	// CrashAtFire kills it as it finds a period due (event.Due),
 	// before it claims it.
 	CrashAtFire
 	// CrashAfterClaim kills it right after it claimed a period
-	// (dstsafe.EventClaimed): before the job starts and before the first
+	// (event.Claimed): before the job starts and before the first
 	// heartbeat, so the claim is left running until its lease lapses.
 	CrashAfterClaim
 	// CrashMidRun kills it while the job runs: after the job's function
@@ -659,9 +660,9 @@ func (o *replicaObserver) Observe(e dstsafe.Event) {
 		return
 	}
 	switch e.Type {
-	case dstsafe.EventDue:
+	case event.Due:
 		o.cr.crashPoint(o.r, CrashAtFire, e.Job, e.Period)
-	case dstsafe.EventClaimed:
+	case event.Claimed:
 		o.cr.crashPoint(o.r, CrashAfterClaim, e.Job, e.Period)
 	}
 	if keepEvent(e.Type) {

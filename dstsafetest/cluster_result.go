@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // ClusterResult is what a SimulateCluster run did.
@@ -182,8 +183,8 @@ func (v Violation) String() string {
 }
 
 // keepEvent says which events ClusterResult.Events keeps.
-func keepEvent(t dstsafe.EventType) bool {
-	return t == dstsafe.EventLeaseLost || t == dstsafe.EventClockSkew
+func keepEvent(t event.Type) bool {
+	return t == event.LeaseLost || t == event.ClockSkew
 }
 
 func (cr *clusterRun) settle() time.Duration {
@@ -317,7 +318,7 @@ func (cr *clusterRun) result() *ClusterResult {
 	})
 	res.Events = events
 	for _, e := range events {
-		if e.Type != dstsafe.EventClockSkew {
+		if e.Type != event.ClockSkew {
 			continue
 		}
 		r := SkewRefusal{Replica: e.Replica, Owner: e.Owner, Job: e.Job, Period: e.Period, Offset: e.Offset, At: e.trueAt}

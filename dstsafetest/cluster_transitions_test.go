@@ -9,11 +9,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
 var longRun = os.Getenv("DSTSAFE_LONG") != ""
+
+// documentedMaxClockOffset is the default bound of dstsafe.WithMaxClockOffset,
+// as its doc states it.
+const documentedMaxClockOffset = 5 * time.Second
 
 // transition is one offset change of a zone, found with the time package
 // alone (independently of dstsafe): the instant, and the UTC offsets in
@@ -116,7 +119,7 @@ type clusterScenario struct {
 }
 
 func clusterScenarios() []clusterScenario {
-	maxOff := dstsafe.DefaultMaxClockOffset
+	maxOff := documentedMaxClockOffset
 	return []clusterScenario{
 		// Skews up to the documented maximum, inclusive: no refusal, no
 		// double, no loss; one replica drifts 10 ppm back towards true time.
