@@ -38,6 +38,11 @@ type Description struct {
 	// lasts: nil once a claim is accepted again, and before any refusal.
 	// While it is set, this replica runs nothing.
 	ClockSkew error
+	// ZoneData is set when Last was claimed under this schedule with
+	// other zone data (a replica deployed with another tz database): an
+	// error wrapping ErrZoneData that names both zone data ids and when
+	// Last was claimed. Nil otherwise. See event.ZoneData.
+	ZoneData error
 }
 
 // Upcoming is one coming occurrence of a job.
@@ -93,6 +98,7 @@ func (s *Scheduler) Describe(ctx context.Context, job string, n int) (Descriptio
 	if len(recs) > 0 {
 		last := recs[len(recs)-1]
 		d.Last = &last
+		d.ZoneData = zoneDataDiffers(job, last, spec.fp(), time.Time{})
 	}
 	if s.control != nil {
 		if d.Pause, err = s.control.GetPause(ctx, job); err != nil {

@@ -61,4 +61,8 @@ type Event struct {
 	// Offset is the Scheduler's Clock minus the ledger's clock
 	// (event.ClockSkew): positive when this replica's clock is ahead.
 	Offset time.Duration
+	// Recorded is the ledger's record the event is about: for
+	// event.ZoneData, the period as a replica with other zone data
+	// claimed it. Nil for the other types.
+	Recorded *Record
 }

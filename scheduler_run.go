@@ -169,6 +169,7 @@ func (s *Scheduler) claim(env runEnv, j *job, t task) (Record, error) {
 			"state", e.State.String(), "owner", e.Owner, "started", e.StartedAt,
 			"attempt", e.Attempt, "token", e.Token)
 		s.emitTask(event.ClaimedElsewhere, j.name, t, e.Attempt, "", nil)
+		s.zoneDataMet(j, t, e)
 	}
 	return rec, err
 }

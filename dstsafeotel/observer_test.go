@@ -201,7 +201,7 @@ func TestObserveEveryTypeAndKind(t *testing.T) {
 	o, r := sdkObserver(t)
 	want := points{}
 	n := 0
-	for typ := event.Type(0); typ <= event.ClockSkew+1; typ++ {
+	for typ := event.Type(0); typ <= event.ZoneData+1; typ++ {
 		for _, kind := range []dstsafe.Kind{0, dstsafe.Unique, dstsafe.Fold, dstsafe.Gap, 7} {
 			n++
 			// Distinct durations so that a sum from the wrong series shows.

@@ -184,7 +184,7 @@ func (v Violation) String() string {
 
 // keepEvent says which events ClusterResult.Events keeps.
 func keepEvent(t event.Type) bool {
-	return t == event.LeaseLost || t == event.ClockSkew
+	return t == event.LeaseLost || t == event.ClockSkew || t == event.ZoneData
 }
 
 func (cr *clusterRun) settle() time.Duration {

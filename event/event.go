@@ -81,10 +81,18 @@ const (
 	// here, and a replica whose clock is right may still claim it. It
 	// ends the period's handling in place of Claimed or ClaimedElsewhere.
 	ClockSkew
+	// ZoneData: the period was already claimed (ClaimedElsewhere came
+	// just before) by a replica whose zone data differs from this one's
+	// for the same schedule: their rules may put the period at different
+	// instants. Event.Due is this replica's instant, Event.Recorded the
+	// peer's record (its StartedAt is when the peer claimed it), and Err
+	// wraps dstsafe.ErrZoneData. Nothing changes: the period ran, or
+	// runs, once, where the peer claimed it. A report for the operator.
+	ZoneData
 )
 
 var names = [...]string{"due", "claimed", "claimed-elsewhere", "started", "succeeded", "failed",
-	"skipped", "lease-lost", "late", "paused", "resumed", "clock-skew"}
+	"skipped", "lease-lost", "late", "paused", "resumed", "clock-skew", "zone-data"}
 
 // last is the highest Type with a name.
 const last = Type(len(names))
