@@ -233,7 +233,7 @@ func (cr *clusterRun) result() *ClusterResult {
 			if !ok || hi.Before(lo) {
 				continue
 			}
-			for o, ok := os.NextOccurrence(lo); ok && !o.At.After(hi); o, ok = os.NextOccurrence(o.At) {
+			for o, ok := os.NextOccurrence(lo.Add(-time.Nanosecond)); ok && !o.At.After(hi); o, ok = os.NextOccurrence(o.At) {
 				p := get(periodKey{job, o.Period})
 				p.Expected = true
 				if p.Due.IsZero() {

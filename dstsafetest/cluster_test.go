@@ -2,6 +2,8 @@ package dstsafetest_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -125,4 +127,151 @@ func (l forgetful) Heartbeat(ctx context.Context, job, period string, token int6
 
 func (l forgetful) Finish(ctx context.Context, job, period string, token int64, state dstsafe.State, reason string) (dstsafe.Record, error) {
 	return dstsafe.Record{}, nil
+}
+
+func TestSimulateClusterInvalid(t *testing.T) {
+	start := time.Date(2024, 11, 2, 6, 0, 0, 0, time.UTC)
+	ok := dstsafetest.Cluster{Start: start, Replicas: []dstsafetest.ReplicaSpec{{}}, Setup: func(*dstsafetest.Replica) error { return nil }}
+	for _, tc := range []struct {
+		name string
+		edit func(c *dstsafetest.Cluster)
+		d    time.Duration
+	}{
+		{"zero start", func(c *dstsafetest.Cluster) { c.Start = time.Time{} }, time.Hour},
+		{"no replica", func(c *dstsafetest.Cluster) { c.Replicas = nil }, time.Hour},
+		{"nil setup", func(c *dstsafetest.Cluster) { c.Setup = nil }, time.Hour},
+		{"negative duration", func(*dstsafetest.Cluster) {}, -time.Hour},
+		{"negative settle", func(c *dstsafetest.Cluster) { c.Settle = -time.Second }, time.Hour},
+		{"clock running backwards", func(c *dstsafetest.Cluster) { c.Replicas = []dstsafetest.ReplicaSpec{{DriftPPM: -1e6}} }, time.Hour},
+		{"crash of no replica", func(c *dstsafetest.Cluster) {
+			c.Crashes = []dstsafetest.Crash{{Replica: 1, Point: dstsafetest.CrashAtInstant}}
+		}, time.Hour},
+		{"crash at no point", func(c *dstsafetest.Cluster) { c.Crashes = []dstsafetest.Crash{{Replica: 0}} }, time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ok
+			tc.edit(&c)
+			_, err := dstsafetest.SimulateCluster(context.Background(), c, tc.d)
+			require.ErrorIs(t, err, dstsafetest.ErrInvalidCluster)
+		})
+	}
+	setupErr := errors.New("no such zone")
+	c := ok
+	c.Setup = func(*dstsafetest.Replica) error { return setupErr }
+	_, err := dstsafetest.SimulateCluster(context.Background(), c, time.Hour)
+	require.ErrorIs(t, err, setupErr)
+}
+
+// A replica's clock reads true time plus its offset plus its drift: a
+// job sees 1000 ppm (86.4 s a day) on top of 3 s, computed here from the
+// true instant the simulator recorded.
+func TestClusterClockOffsetAndDrift(t *testing.T) {
+	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
+	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+		Start:    start,
+		// A bound wide enough for 4.5 minutes of error: this test is
+		// about the clock, not about the ledger refusing it.
+		Replicas: []dstsafetest.ReplicaSpec{{Offset: 3 * time.Second, DriftPPM: 1000,
+			Options: []dstsafe.SchedulerOption{dstsafe.WithMaxClockOffset(time.Hour)}}},
+		Setup:    clusterJobs("America/Chicago", "30 1 * * *"),
+		Settle:   time.Hour,
+	}, 72*time.Hour)
+	require.NoError(t, err)
+	dstsafetest.RequireClusterOnce(t, res)
+	require.NotEmpty(t, res.Executions)
+	for _, e := range res.Executions {
+		el := e.At.Sub(start)
+		want := e.At.Add(3*time.Second + el/1000)
+		require.True(t, e.Started.Sub(want).Abs() <= time.Microsecond, "true %v: clock %v, want %v", e.At, e.Started, want)
+		// It fires by its own clock: at the due instant on it.
+		require.True(t, e.Started.Equal(e.Run.Due), "%s: started %v, due %v", e.Run.Period, e.Started, e.Run.Due)
+	}
+}
+
+// The same cluster twice gives the same runs, by the same replicas, at
+// the same instants: skew, drift, and crashes at instants. (A crash at an
+// event point races the replica's other goroutines at that instant, as a
+// real crash does: whether a job due at the same instant claimed before
+// it varies, never whether each period runs once.)
+func TestClusterDeterministic(t *testing.T) {
+	c := dstsafetest.Cluster{
+		Start:    time.Date(2024, 11, 2, 6, 0, 0, 0, time.UTC),
+		Replicas: []dstsafetest.ReplicaSpec{{}, {Offset: 2 * time.Second, DriftPPM: 5}, {Offset: -2 * time.Second}},
+		Setup:    clusterJobs("America/Chicago", "30 1 * * *"),
+		Crashes: []dstsafetest.Crash{{Replica: 1, Point: dstsafetest.CrashAtInstant, At: time.Date(2024, 11, 3, 6, 20, 0, 0, time.UTC), RestartAfter: 10 * time.Minute},
+			{Replica: 0, Point: dstsafetest.CrashAtInstant, At: time.Date(2024, 11, 3, 7, 0, 0, 0, time.UTC), RestartAfter: time.Hour}},
+	}
+	type run struct {
+		owner, job, period string
+		at                 time.Time
+		attempt            int
+	}
+	once := func() []run {
+		res, err := dstsafetest.SimulateCluster(context.Background(), c, 48*time.Hour)
+		require.NoError(t, err)
+		dstsafetest.RequireClusterOnce(t, res)
+		var out []run
+		for _, e := range res.Executions {
+			out = append(out, run{e.Owner, e.Run.Job, e.Run.Period, e.At, e.Run.Attempt})
+		}
+		return out
+	}
+	first := once()
+	for range 3 {
+		require.Equal(t, first, once())
+	}
+}
+
+// A replica crashed while its job works (a CrashAtInstant during the
+// job's Sleep) leaves the work interrupted and the claim running; its
+// restart takes the abandoned period over once the lease has lapsed.
+func TestClusterCrashWhileWorking(t *testing.T) {
+	start := time.Date(2024, 11, 2, 6, 0, 0, 0, time.UTC)
+	var replica1 *dstsafetest.Replica
+	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+		Start:    start,
+		Replicas: []dstsafetest.ReplicaSpec{{Offset: -time.Second}, {Offset: time.Second}},
+		Setup: func(r *dstsafetest.Replica) error {
+			if r.Index == 1 && r.Restarts == 0 {
+				replica1 = r
+			}
+			loc, err := r.LoadLocation("America/Chicago")
+			if err != nil {
+				return err
+			}
+			c, err := dstsafe.ParseCron("30 1 * * *", dstsafe.WithLocation(loc))
+			if err != nil {
+				return err
+			}
+			return r.Add("export", c, func(ctx context.Context, run dstsafe.Run) error {
+				return r.Sleep(ctx, 5*time.Minute) // five minutes of work: heartbeats keep the claim
+			}, dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 2, Abandoned: true}, 0))
+		},
+		// 01:32 CDT on the fold night: two minutes into r1's run.
+		Crashes: []dstsafetest.Crash{{Replica: 1, Point: dstsafetest.CrashAtInstant, At: time.Date(2024, 11, 3, 6, 32, 0, 0, time.UTC), RestartAfter: 10 * time.Minute}},
+	}, 48*time.Hour)
+	require.NoError(t, err)
+	require.NotNil(t, replica1)
+	dstsafetest.RequireClusterOnce(t, res)
+	var got []string
+	for _, e := range res.Executions {
+		if e.Run.Period == "2024-11-03T01:30:00" {
+			got = append(got, fmt.Sprintf("%s attempt %d interrupted=%v", e.Owner, e.Run.Attempt, e.Interrupted))
+		}
+	}
+	require.Equal(t, []string{"r1 attempt 1 interrupted=true", "r1#1 attempt 2 interrupted=false"}, got)
+}
+
+func TestRequireSkewRefusedFails(t *testing.T) {
+	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+		Start:    time.Date(2024, 11, 2, 6, 0, 0, 0, time.UTC),
+		Replicas: []dstsafetest.ReplicaSpec{{}, {Offset: time.Second}},
+		Setup:    clusterJobs("America/Chicago", "30 1 * * *"),
+	}, 6*time.Hour)
+	require.NoError(t, err)
+	f := &fakeT{}
+	dstsafetest.RequireSkewRefused(f, res, 1)
+	require.True(t, f.failed)
+	require.Contains(t, f.text(), "replica 1 had no claim refused for clock skew")
+	require.Contains(t, f.text(), "replica 1 (r1) did the work of job quarter")
 }

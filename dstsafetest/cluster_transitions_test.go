@@ -155,6 +155,28 @@ func skewed() []dstsafetest.ReplicaSpec {
 // exactly once, none lost, within a day either side (DSTSAFE_LONG=1: the
 // whole of 2024-2026 for each zone, once, with skews within the maximum).
 func TestClusterTransitions(t *testing.T) {
+	if longRun {
+		first := map[string]string{}
+		for _, c := range clusterCases(t) {
+			if _, ok := first[c.zone]; !ok {
+				first[c.zone] = c.daily
+			}
+		}
+		for _, zone := range []string{"America/Chicago", "Europe/London", "Australia/Lord_Howe", "Pacific/Apia",
+			"America/Sao_Paulo", "America/Havana", "America/Santiago"} {
+			t.Run(zone+"/2024-2026", func(t *testing.T) {
+				res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+					Start:    time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
+					Replicas: clusterScenarios()[0].replicas,
+					Setup:    clusterJobs(zone, first[zone]),
+				}, time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC).Sub(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)))
+				require.NoError(t, err)
+				require.Empty(t, res.RunErrors)
+				dstsafetest.RequireClusterOnce(t, res)
+				require.Empty(t, res.Refusals)
+			})
+		}
+	}
 	for _, c := range clusterCases(t) {
 		for _, sc := range clusterScenarios() {
 			t.Run(fmt.Sprintf("%s/%s/%s", c.zone, c.at.UTC().Format("2006-01-02T15:04"), sc.name), func(t *testing.T) {
