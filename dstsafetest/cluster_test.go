@@ -168,13 +168,13 @@ func TestSimulateClusterInvalid(t *testing.T) {
 func TestClusterClockOffsetAndDrift(t *testing.T) {
 	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
 	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
-		Start:    start,
+		Start: start,
 		// A bound wide enough for 4.5 minutes of error: this test is
 		// about the clock, not about the ledger refusing it.
 		Replicas: []dstsafetest.ReplicaSpec{{Offset: 3 * time.Second, DriftPPM: 1000,
 			Options: []dstsafe.SchedulerOption{dstsafe.WithMaxClockOffset(time.Hour)}}},
-		Setup:    clusterJobs("America/Chicago", "30 1 * * *"),
-		Settle:   time.Hour,
+		Setup:  clusterJobs("America/Chicago", "30 1 * * *"),
+		Settle: time.Hour,
 	}, 72*time.Hour)
 	require.NoError(t, err)
 	dstsafetest.RequireClusterOnce(t, res)
