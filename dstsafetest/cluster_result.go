@@ -243,11 +243,11 @@ func (cr *clusterRun) result() *ClusterResult {
 		}
 	}
 	execs := slices.Clone(cr.execs)
+	// Runs that end together end in an order the Go scheduler picks: the
+	// result must not depend on it.
 	slices.SortStableFunc(execs, func(a, b Execution) int {
-		if c := a.At.Compare(b.At); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Replica, b.Replica)
+		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Replica, b.Replica), strings.Compare(a.Owner, b.Owner),
+			strings.Compare(a.Run.Job, b.Run.Job), strings.Compare(a.Run.Period, b.Run.Period), cmp.Compare(a.Run.Attempt, b.Run.Attempt))
 	})
 	res.Executions = execs
 	for _, e := range execs {
@@ -300,21 +300,14 @@ func (cr *clusterRun) result() *ClusterResult {
 	}
 	fires := slices.Clone(cr.fires)
 	slices.SortStableFunc(fires, func(a, b ReplicaFire) int {
-		if c := a.Due.Compare(b.Due); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Job, b.Job); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Replica, b.Replica)
+		return cmp.Or(a.Due.Compare(b.Due), strings.Compare(a.Job, b.Job), cmp.Compare(a.Replica, b.Replica),
+			strings.Compare(a.Owner, b.Owner), cmp.Compare(a.Attempt, b.Attempt), a.Started.Compare(b.Started))
 	})
 	res.Fires = fires
 	events := slices.Clone(cr.events)
 	slices.SortStableFunc(events, func(a, b ReplicaEvent) int {
-		if c := a.trueAt.Compare(b.trueAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Replica, b.Replica)
+		return cmp.Or(a.trueAt.Compare(b.trueAt), cmp.Compare(a.Replica, b.Replica), strings.Compare(a.Owner, b.Owner),
+			strings.Compare(a.Job, b.Job), strings.Compare(a.Period, b.Period), cmp.Compare(a.Type, b.Type))
 	})
 	res.Events = events
 	for _, e := range events {
