@@ -396,6 +396,8 @@ func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
 		case errors.As(err, &ce):
 			s.emitTask(event.ClaimedElsewhere, j.name, t, ce.Existing.Attempt, "", nil)
 			return // already has its record
+		case errors.Is(err, ErrClockSkew):
+			return // reported by noteClaim, logged once per episode
 		case isPermanent(err):
 			s.fail(rs, j.name, err)
 		}

@@ -155,19 +155,20 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 		cfg.owner = host + ":" + strconv.Itoa(os.Getpid())
 	}
 	control, _ := cfg.ledger.(ControlLedger)
-	return &Scheduler{
-		clock:          cfg.clock,
-		ledger:         cfg.ledger,
-		control:        control,
-		observers:      cfg.observers,
-		log:            cfg.logger,
-		owner:          cfg.owner,
-		drainTimeout:   cfg.drainTimeout,
-		wakeInterval:   cfg.wakeInterval,
-		wake:           make(chan struct{}, 1),
-		maxClockOffset: cfg.maxClockOffset,
-		jobs:           make(map[string]*job),
+	s := &Scheduler{
+		clock:        cfg.clock,
+		ledger:       cfg.ledger,
+		control:      control,
+		observers:    cfg.observers,
+		log:          cfg.logger,
+		owner:        cfg.owner,
+		drainTimeout: cfg.drainTimeout,
+		wakeInterval: cfg.wakeInterval,
+		wake:         make(chan struct{}, 1),
+		jobs:         make(map[string]*job),
 	}
+	s.maxClockOffset = cfg.maxClockOffset
+	return s
 }
 
 // Add registers a job: fn runs once per period of s. Add may be called

@@ -3,6 +3,7 @@ package redisledger_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
@@ -79,5 +81,24 @@ func TestFastReplicaDoesNotTakeOver(t *testing.T) {
 	noErr(t, err, "A's finish")
 	if f.FinishedAt.Before(held.StartedAt) {
 		t.Errorf("FinishedAt %v before StartedAt %v", f.FinishedAt, held.StartedAt)
+	}
+}
+
+// The cost of judging time by Redis TIME (one EVALSHA per call, the
+// default) against a Clock in the process (WithClock, as every ledger did
+// before issue 22): run both and compare claims/s.
+//
+//	go test -run '^$' -bench 'BenchmarkClaimClock' -benchtime 1s -count 3 .
+func BenchmarkClaimClock(b *testing.B) {
+	for _, workers := range []int{1, 8} {
+		b.Run(fmt.Sprintf("server/workers=%d", workers), func(b *testing.B) {
+			c := testClient(b)
+			testkit.BenchmarkClaims(b, mustNew(c, redisledger.WithKeyPrefix(testPrefix(b, c))), workers)
+		})
+		b.Run(fmt.Sprintf("host/workers=%d", workers), func(b *testing.B) {
+			c := testClient(b)
+			testkit.BenchmarkClaims(b, mustNew(c, redisledger.WithKeyPrefix(testPrefix(b, c)),
+				redisledger.WithClock(clockwork.NewRealClock())), workers)
+		})
 	}
 }

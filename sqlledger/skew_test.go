@@ -10,6 +10,8 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/sqlledger"
+	"github.com/dstsafe/dstsafe/sqlledger/internal/ledgertest"
 )
 
 // pgNow is PostgreSQL's clock.
@@ -101,4 +103,19 @@ func TestPostgresFastReplicaDoesNotTakeOver(t *testing.T) {
 	if _, err := aLedger.Finish(ctx, "billing", "2024-11-03", held.Token, dstsafe.StateSucceeded, ""); err != nil {
 		t.Errorf("A's finish: %v", err)
 	}
+}
+
+// The cost of judging time by PostgreSQL's clock (one SELECT
+// clock_timestamp() per call, the default) against the host's clock
+// (WithClock, as every ledger did before issue 22): run both and compare
+// claims/s.
+//
+//	go test -run '^$' -bench 'BenchmarkClaimClock' -benchtime 1s -count 3 .
+func BenchmarkClaimClock(b *testing.B) {
+	b.Run("server", func(b *testing.B) {
+		ledgertest.BenchmarkClaim(b, "postgres", postgres)
+	})
+	b.Run("host", func(b *testing.B) {
+		ledgertest.BenchmarkClaim(b, "postgres", postgres, sqlledger.WithClock(clockwork.NewRealClock()))
+	})
 }
