@@ -38,6 +38,8 @@ type Cluster struct {
 	Setup func(r *Replica) error
 	// Ledger builds the ledger every replica shares, given the store's
 	// clock (the true time line). Nil: a MemoryLedger on that clock.
+	// Replicas see only its Ledger methods, not a ControlLedger's: pauses
+	// and WithMaxRuns are not simulated.
 	Ledger func(store dstsafe.Clock) (dstsafe.Ledger, error)
 	// Crashes kills replicas (and restarts them) at chosen points.
 	Crashes []Crash
