@@ -166,7 +166,7 @@ func TestClusterTransitions(t *testing.T) {
 			"America/Sao_Paulo", "America/Havana", "America/Santiago"} {
 			t.Run(zone+"/2024-2026", func(t *testing.T) {
 				res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
-					Start:    time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
+					Start: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
 					// No drift here: 10 ppm over three years is 16 minutes.
 					Replicas: []dstsafetest.ReplicaSpec{{}, {Offset: documentedMaxClockOffset}, {Offset: -documentedMaxClockOffset}},
 					Setup:    clusterJobs(zone, first[zone]),
