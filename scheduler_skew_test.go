@@ -2,6 +2,7 @@ package dstsafe_test
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -173,4 +174,74 @@ func TestWithMaxClockOffset(t *testing.T) {
 			require.ErrorIs(t, err, tc.want)
 		}
 	}
+}
+
+// msgCounter counts log records by message and level (dstsafe's messages
+// are constant strings).
+type msgCounter struct {
+	mu sync.Mutex
+	n  map[string]int // "LEVEL message" -> count
+}
+
+func (c *msgCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (c *msgCounter) Handle(_ context.Context, r slog.Record) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[r.Level.String()+" "+r.Message]++
+	return nil
+}
+func (c *msgCounter) WithAttrs([]slog.Attr) slog.Handler { return c }
+func (c *msgCounter) WithGroup(string) slog.Handler      { return c }
+func (c *msgCounter) count(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[key]
+}
+
+// The only replica's clock is 10 s fast: every period is refused and
+// reported (event.ClockSkew each), nothing is written, and the ERROR is
+// logged once for the episode, not once per period. Its clock fixed, it
+// runs the next period and logs the episode's end once.
+func TestClockSkewEpisode(t *testing.T) {
+	fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 12, 1, 0, 0, time.UTC))
+	ledger := dstsafe.NewMemoryLedger(fc)
+	clock := &steppedClock{fc: fc, offset: 10 * time.Second}
+	logs := &msgCounter{n: map[string]int{}}
+	ev := &eventLog{}
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(slog.New(logs)),
+		dstsafe.WithWakeInterval(time.Minute), dstsafe.WithObserver(ev))
+	var ran sync.Map
+	require.NoError(t, s.Add("sync", mustCron(t, "*/5 * * * *"), func(_ context.Context, r dstsafe.Run) error {
+		ran.Store(r.Period, true)
+		return nil
+	}))
+	h := startRun(t, s)
+	minutes := func(n int) {
+		for range n {
+			before := h.parks()
+			fc.Advance(time.Minute)
+			h.waitParks(before)
+			h.settle(clock.Now())
+		}
+	}
+	minutes(15) // 12:16: 12:05, 12:10 and 12:15 refused
+	skewed := 0
+	for _, e := range ev.all() {
+		if e.Type == event.ClockSkew {
+			skewed++
+			require.Equal(t, 10*time.Second, e.Offset)
+		}
+	}
+	require.Equal(t, 3, skewed, "one event.ClockSkew per period")
+	require.Equal(t, 1, logs.count("ERROR clock skew: claims refused"), "logged per period, not per episode")
+	list, err := ledger.List(context.Background(), "sync", "", "")
+	require.NoError(t, err)
+	require.Empty(t, list, "refused claims were written")
+
+	clock.step(-10 * time.Second)
+	minutes(5) // 12:21: 12:20 runs
+	_, ok := ran.Load("2024-06-01T12:20:00")
+	require.True(t, ok, "12:20 did not run once the clock was fixed")
+	require.Equal(t, 1, logs.count("ERROR clock skew: claims refused"))
+	require.Equal(t, 1, logs.count("INFO clock skew over: claims accepted"))
 }
