@@ -2,6 +2,7 @@ package dstsafe
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -143,7 +144,13 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 	if cfg.seconds {
 		want = 6
 	}
-	if len(fields) != want {
+	switch {
+	case len(fields) == 6 && !cfg.seconds:
+		// Quartz and robfig's cron.WithSeconds specs lead with seconds.
+		return nil, perr("spec", "6 fields: use WithSeconds() or drop the seconds field", nil)
+	case len(fields) == 5 && cfg.seconds:
+		return nil, perr("spec", "5 fields with WithSeconds(): add a seconds field first (\"0 30 1 * * *\") or drop WithSeconds()", nil)
+	case len(fields) != want:
 		return nil, perr("spec", fmt.Sprintf("want %d fields, got %d", want, len(fields)), nil)
 	}
 	if !cfg.seconds {
@@ -215,15 +222,22 @@ func loadZone(name string) (*time.Location, error) {
 	case name == "Local" || strings.EqualFold(name, "local"):
 		return nil, fmt.Errorf("%q is the machine's zone; name an IANA zone such as America/Chicago", name)
 	}
+	if advice := abbrevAdvice(name); advice != "" {
+		return nil, fmt.Errorf("%q is not a place: %s", name, advice)
+	}
 	loc, err := loadZoneOnce(name)
 	switch {
+	case err == nil && !slices.Contains(tzNames, name) && len(suggestZones(name)) == 1 && strings.EqualFold(suggestZones(name)[0], name):
+		// "europe/london" loads on a case-insensitive file system (macOS)
+		// and nowhere else: refuse it everywhere, naming the right case.
+		return nil, unknownZone(name, nil)
 	case err == nil:
 		// A real tz database name, links such as GMT+0 included.
 		return loc, nil
 	case isFixedOffsetName(name):
 		return nil, fmt.Errorf("%q is a fixed offset, not a zone; name an IANA zone such as America/Chicago (or Etc/GMT-5 for a fixed UTC+5)", name)
 	}
-	return nil, fmt.Errorf("unknown zone %q: %v", name, err)
+	return nil, unknownZone(name, err)
 }
 
 // isFixedOffsetName reports names like "UTC+5", "GMT-03:00", "+05:30" or "0".

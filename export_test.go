@@ -55,3 +55,6 @@ func SameZoneTable(a, b *time.Location) bool {
 
 // ZoneDataID is the tz data identity recorded in schedule fingerprints.
 var ZoneDataID = zoneDataID
+
+// TZNames is the generated list of tz names the zone suggestions search.
+var TZNames = tzNames
