@@ -245,7 +245,7 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 			}
 			d = d.AddDays(-1)
 		}
-		scan = dayStart(d.AddDays(1), loc).Add(-time.Nanosecond)
+		scan = d.AddDays(1).Start(loc).Add(-time.Nanosecond)
 	case PreviousBusinessDay:
 		d := back
 		for i := 0; e.cal.Contains(d) && e.cal.Contains(d.AddDays(-1)); i++ {
@@ -254,7 +254,7 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 			}
 			d = d.AddDays(-1)
 		}
-		scan = dayStart(d, loc).Add(-time.Nanosecond)
+		scan = d.Start(loc).Add(-time.Nanosecond)
 	}
 	limit := dA.AddDays(maxHolidayRun)
 	// The dates business walks through on its way to a business day are
@@ -295,7 +295,7 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 		switch {
 		case !ok:
 			return best, bestOrig, found // closed for ten years: never again
-		case found && dayStart(target, loc).After(best):
+		case found && target.Start(loc).After(best):
 			return best, bestOrig, true // later occurrences land later
 		case e.policy == NextBusinessDay && found && o.at.After(best):
 			return best, bestOrig, true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/calendar"
 	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
@@ -16,7 +17,7 @@ import (
 // the period keys of moved runs.
 func TestExcludingTable(t *testing.T) {
 	chicago := dstsafetest.Zone(t, "America/Chicago")
-	bank := dstsafe.Union(dstsafe.Weekends(), dstsafe.USFederalHolidays())
+	bank := calendar.Union(calendar.Weekends(), calendar.USFederalHolidays())
 	type want struct{ at, period string }
 	for _, tc := range []struct {
 		name, rule string
@@ -180,8 +181,8 @@ func TestExcludingProperties(t *testing.T) {
 			y, m, d := center.Add(time.Duration(rng.IntN(40*24)-10*24) * time.Hour).In(z.Loc).Date()
 			ds = append(ds, date(y, m, d))
 		}
-		cals := []dstsafe.Calendar{dstsafe.Dates(ds...), dstsafe.Union(dstsafe.Weekends(), dstsafe.Dates(ds...)),
-			dstsafe.Union(dstsafe.Weekends(), dstsafe.USFederalHolidays()), dstsafe.Weekdays(time.Monday, time.Tuesday, time.Wednesday)}
+		cals := []dstsafe.Calendar{calendar.Dates(ds...), calendar.Union(calendar.Weekends(), calendar.Dates(ds...)),
+			calendar.Union(calendar.Weekends(), calendar.USFederalHolidays()), calendar.Weekdays(time.Monday, time.Tuesday, time.Wednesday)}
 		cal := cals[rng.IntN(len(cals))]
 		p := dstsafe.HolidayPolicy(rng.IntN(3))
 		e := dstsafe.Excluding(s, cal, p)
@@ -246,7 +247,7 @@ func TestExcludingProperties(t *testing.T) {
 
 // TestExcludingClosed: a calendar that contains every date never fires.
 func TestExcludingClosed(t *testing.T) {
-	all := dstsafe.Weekdays(time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday)
+	all := calendar.Weekdays(time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday)
 	for p := range dstsafe.HolidayPolicy(3) {
 		e := dstsafe.Excluding(mustRRule(t, "DTSTART:20240101T090000Z\nRRULE:FREQ=DAILY"), all, p)
 		if got := e.Next(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)); !got.IsZero() {
@@ -262,7 +263,7 @@ func TestExcludingClosed(t *testing.T) {
 func TestExcludingSkippedDay(t *testing.T) {
 	apia := dstsafetest.Zone(t, "Pacific/Apia")
 	r := mustRRule(t, "DTSTART:20111227T090000\nRRULE:FREQ=DAILY;BYHOUR=9,17;COUNT=12", dstsafe.WithLocation(apia))
-	e := dstsafe.Excluding(r, dstsafe.Dates(date(2011, 12, 29)), dstsafe.NextBusinessDay)
+	e := dstsafe.Excluding(r, calendar.Dates(date(2011, 12, 29)), dstsafe.NextBusinessDay)
 	var got []string
 	for at := time.Date(2011, 12, 30, 19, 0, 0, 0, time.UTC); len(got) < 4; { // 2011-12-31 09:00 +14, its own run
 		o, ok := e.NextOccurrence(at)

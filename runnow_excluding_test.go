@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/calendar"
 )
 
 // RunNow finds a period Excluding moved however far: a run moved out of a
@@ -25,11 +26,11 @@ func TestRunNowFindsMovedPeriods(t *testing.T) {
 	quiet := dstsafe.WithLogger(slog.New(slog.DiscardHandler))
 	daily, err := dstsafe.ParseCron("0 9 * * *", dstsafe.WithLocation(chicago))
 	require.NoError(t, err)
-	closure := func(from, to dstsafe.Date) (cal *dstsafe.DateSet, closed []dstsafe.Date) {
+	closure := func(from, to dstsafe.Date) (cal *calendar.DateSet, closed []dstsafe.Date) {
 		for d := from; !d.After(to); d = d.AddDays(1) {
 			closed = append(closed, d)
 		}
-		return dstsafe.Dates(closed...), closed
+		return calendar.Dates(closed...), closed
 	}
 	for _, tc := range []struct {
 		name     string
@@ -90,7 +91,7 @@ func TestRunNowFindsMovedPeriods(t *testing.T) {
 		return nil
 	}))
 	for _, d := range []dstsafe.Date{closed[0], closed[200], closed[len(closed)-1]} {
-		require.ErrorIs(t, s.RunNow(context.Background(), "payroll", d.String()+"T09:00:00"), dstsafe.ErrUnknownPeriod, d)
+		require.ErrorIs(t, s.RunNow(context.Background(), "payroll", d.String()+"T09:00:00"), dstsafe.ErrInvalidArgument, d)
 	}
 }
 
@@ -110,7 +111,7 @@ func BenchmarkExcludedClosure(b *testing.B) {
 			for d := date(2025, 1, 1); len(closed) < days; d = d.AddDays(1) {
 				closed = append(closed, d)
 			}
-			s := dstsafe.Excluding(daily, dstsafe.Dates(closed...), policy)
+			s := dstsafe.Excluding(daily, calendar.Dates(closed...), policy)
 			from := time.Date(2025, 1, 1, 0, 0, 0, 0, chicago)
 			b.Run(fmt.Sprintf("%s/days=%d", policy, days), func(b *testing.B) {
 				for b.Loop() {

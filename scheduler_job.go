@@ -96,7 +96,7 @@ func (s *Scheduler) newJobSpec(name string, sched Schedule, fn func(context.Cont
 	cfg := &spec.cfg
 	if cfg.maxRuns > 0 {
 		if err := validateKey("job", maxRunsJob(name)); err != nil {
-			return nil, fmt.Errorf("%w: too long for WithMaxRuns: %w", ErrInvalidJobName, err)
+			return nil, fmt.Errorf("%w: too long for WithMaxRuns: %w", errInvalidJobName, err)
 		}
 	}
 	if cfg.pauseAfter > 0 && s.control == nil {
@@ -111,7 +111,7 @@ func (s *Scheduler) newJobSpec(name string, sched Schedule, fn func(context.Cont
 // newJobSpec checks a schedule and its options.
 func newJobSpec(sched Schedule, fn func(context.Context, Run) error, opts []JobOption) (*jobSpec, error) {
 	if sched == nil || isNilCron(sched) {
-		return nil, ErrNilSchedule
+		return nil, errNilSchedule
 	}
 	cfg := jobConfig{catchUp: CatchUpLatest{}, lease: DefaultLease, misfire: DefaultMisfireThreshold}
 	for _, o := range opts {
@@ -123,7 +123,7 @@ func newJobSpec(sched Schedule, fn func(context.Context, Run) error, opts []JobO
 		return nil, cfg.err
 	}
 	if cfg.overlap > OverlapBufferOne {
-		return nil, &ArgError{Func: "WithOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %d", ErrUnknownPolicy, cfg.overlap)}
+		return nil, &ArgError{Func: "WithOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %d", errUnknownPolicy, cfg.overlap)}
 	}
 	if cfg.lease <= 0 {
 		cfg.lease = DefaultLease

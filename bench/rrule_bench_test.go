@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/calendar"
 	"github.com/teambition/rrule-go"
 )
 
@@ -68,7 +69,7 @@ func rruleCases(tb testing.TB) []rruleCase {
 		}
 		return r
 	}
-	bank := dstsafe.Union(dstsafe.Weekends(), dstsafe.USFederalHolidays())
+	bank := calendar.Union(calendar.Weekends(), calendar.USFederalHolidays())
 	return []rruleCase{
 		// A subscription renewing at local midnight on the 31st, or the
 		// last day of a shorter month.
