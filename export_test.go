@@ -60,3 +60,7 @@ var ZoneDataID = zoneDataID
 
 // TZNames is the generated list of tz names the zone suggestions search.
 var TZNames = tzNames
+
+// RefusedZoneName reports a tz name CRON_TZ= refuses as not a place (EST,
+// PST8PDT...): the zone sweeps load those with WithLocation instead.
+func RefusedZoneName(name string) bool { return abbrevAdvice(name) != "" }

@@ -286,7 +286,10 @@ func TestLogShape(t *testing.T) {
 	_, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
-	require.Len(t, lines, 2, logs.String())
+	require.Len(t, lines, 3, logs.String())
+	// The startup line, once per job when Run starts.
+	require.Equal(t, `level=INFO msg="job scheduled" job=billing schedule="30 1 * * *" zone=America/Chicago next=2024-11-03T01:30:00.000-05:00`, lines[0])
+	lines = lines[1:]
 	require.Equal(t, `level=INFO msg="run start" job=billing period=2024-11-03T01:30:00 run_date=2024-11-03 due=2024-11-03T01:30:00.000-05:00 wall=2024-11-03T01:30:00 kind=fold attempt=1 token=1 owner=test`, lines[0])
 	require.Equal(t, `level=INFO msg="run finish" job=billing period=2024-11-03T01:30:00 run_date=2024-11-03 due=2024-11-03T01:30:00.000-05:00 wall=2024-11-03T01:30:00 kind=fold attempt=1 token=1 owner=test outcome=succeeded duration=0s`, lines[1])
 }
