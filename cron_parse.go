@@ -27,7 +27,7 @@ func (e *ParseError) Error() string {
 	if what == "" {
 		what = "cron spec"
 	}
-	return fmt.Sprintf("dstsafe: parse %s %q: %s: %s", what, e.Spec, e.Field, e.Reason)
+	return onePrefix(fmt.Sprintf("dstsafe: parse %s %q: %s: %s", what, e.Spec, e.Field, e.Reason))
 }
 
 // Unwrap returns the underlying error, if any.

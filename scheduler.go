@@ -45,7 +45,7 @@ func (e *JobError) Error() string {
 	if e.Period != "" {
 		s += " period " + strconv.Quote(e.Period)
 	}
-	return s + ": " + e.Err.Error()
+	return onePrefix(s + ": " + e.Err.Error())
 }
 
 // Unwrap returns Err.
