@@ -241,3 +241,79 @@ func TestDocSnippetsCompile(t *testing.T) {
 	}
 	t.Logf("%d snippets compiled", n)
 }
+
+// pendingPages are docs pages other branches write; README links to them
+// before they land. Once a page exists its links are checked like any.
+var pendingPages = map[string]bool{
+	"docs/failures.md": true, "docs/replicas.md": true, "docs/exec.md": true, "docs/review-tools.md": true,
+}
+
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// slug is GitHub's anchor for a heading: lower case, spaces to hyphens,
+// punctuation other than hyphens and underscores dropped.
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Every relative link in README.md and docs/*.md names a file of the
+// checkout, and every #anchor a heading of the page it points to.
+func TestDocLinks(t *testing.T) {
+	anchors := func(doc string) map[string]bool {
+		data, err := os.ReadFile(filepath.Join(repoRoot, doc))
+		if err != nil {
+			return nil
+		}
+		out := map[string]bool{}
+		inFence := false
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "```") {
+				inFence = !inFence
+			}
+			if !inFence && strings.HasPrefix(l, "#") {
+				out[slug(strings.TrimLeft(l, "#"))] = true
+			}
+		}
+		return out
+	}
+	checked := 0
+	for _, doc := range docs(t) {
+		data, err := os.ReadFile(filepath.Join(repoRoot, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(data), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			page := doc
+			if file != "" {
+				page = filepath.ToSlash(filepath.Join(filepath.Dir(doc), file))
+			}
+			if _, err := os.Stat(filepath.Join(repoRoot, page)); err != nil {
+				if !pendingPages[page] {
+					t.Errorf("%s: link %s: %s does not exist", doc, target, page)
+				}
+				continue
+			}
+			checked++
+			if anchor != "" && !anchors(page)[anchor] {
+				t.Errorf("%s: link %s: no heading #%s in %s", doc, target, anchor, page)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d links checked", checked)
+	}
+}
