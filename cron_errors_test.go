@@ -35,7 +35,7 @@ func TestParseCronErrorsPointAtTheFix(t *testing.T) {
 			`unknown zone "America/Sao_Paolo"; did you mean America/Sao_Paulo?`},
 		// Nothing close: no guess.
 		{"CRON_TZ=Mars/Olympus_Mons 0 0 * * *", nil, "zone",
-			`unknown zone "Mars/Olympus_Mons": unknown time zone Mars/Olympus_Mons`},
+			`unknown zone "Mars/Olympus_Mons": not in the tz database; name an IANA zone such as America/Chicago`},
 		// EST loads (tzdata has it) but never observes DST: a New York
 		// job written with it runs an hour late all summer.
 		{"CRON_TZ=EST 30 1 * * *", nil, "zone",

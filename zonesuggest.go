@@ -47,10 +47,11 @@ func unknownZone(name string, err error) error {
 		return fmt.Errorf("unknown zone %q; did you mean %s? (zone names are case-sensitive)", name, s[0])
 	case len(s) > 0:
 		return fmt.Errorf("unknown zone %q; did you mean %s?", name, strings.Join(s, " or "))
-	case err != nil:
+	case err != nil && err.Error() != "unknown time zone "+name:
+		// Not a missing name: a zoneinfo file that does not parse, say.
 		return fmt.Errorf("unknown zone %q: %v", name, err)
 	}
-	return fmt.Errorf("unknown zone %q", name)
+	return fmt.Errorf("unknown zone %q: not in the tz database; name an IANA zone such as America/Chicago", name)
 }
 
 // suggestZones returns the tz names closest to name, at most three, for an
