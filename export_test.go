@@ -2,6 +2,7 @@ package dstsafe
 
 import (
 	"context"
+	"errors"
 	"math"
 	"time"
 
@@ -64,3 +65,13 @@ var TZNames = tzNames
 // RefusedZoneName reports a tz name CRON_TZ= refuses as not a place (EST,
 // PST8PDT...): the zone sweeps load those with WithLocation instead.
 func RefusedZoneName(name string) bool { return abbrevAdvice(name) != "" }
+
+// ClockSkewOf returns what a claim refused for its clock carries: the
+// claimer's clock minus the store's, the bound, and both readings.
+func ClockSkewOf(err error) (offset, limit time.Duration, store, claimer time.Time, ok bool) {
+	var se *clockSkewError
+	if !errors.As(err, &se) {
+		return 0, 0, time.Time{}, time.Time{}, false
+	}
+	return se.Offset, se.Max, se.StoreNow, se.ClaimerNow, true
+}
