@@ -27,6 +27,7 @@ var update = flag.Bool("update", false, "rewrite testdata/src/corpus/jobs/jobs.g
 var corpusPackages = []string{
 	"corpus/methods", "corpus/closures", "corpus/config", "corpus/incidents",
 	"corpus/crosspkg/clockutil", "corpus/crosspkg/use", "corpus/jobs",
+	"corpus/zoned",
 }
 
 // TestCorpus runs every analyzer over the corpus and prints, per analyzer,
