@@ -105,7 +105,7 @@ func (t *tracker) isLocalTimeDate(call *ast.CallExpr) bool {
 		return false
 	}
 	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok || !isPkgFunc(t.pass, sel, "time", "Date") || fixedZone(t.pass, call.Args[7]) {
+	if !ok || !isPkgFunc(t.pass, sel, "time", "Date") || !t.zonedLoc(call.Args[7]) {
 		return false
 	}
 	return t.usedAsInstant(call, 0)

@@ -9,6 +9,7 @@ import (
 type BoolCmd struct{}
 
 func (c *BoolCmd) Result() (bool, error) { return false, nil }
+func (c *BoolCmd) Err() error            { return nil }
 
 type StatusCmd struct{}
 
