@@ -3,7 +3,7 @@ package dstsafevet_test
 import (
 	"fmt"
 	"go/ast"
-		"go/parser"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"os"
