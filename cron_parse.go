@@ -76,7 +76,7 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 		return &ParseError{Spec: spec, Field: field, Reason: reason, Err: err}
 	}
 	if cfg.nilLoc {
-		return nil, perr("option", "WithLocation: "+ErrNilLocation.Error(), ErrNilLocation)
+		return nil, perr("option", "WithLocation: "+errNilLocation.Error(), errNilLocation)
 	}
 	if cfg.fold > FoldBoth {
 		return nil, perr("option", fmt.Sprintf("unknown fold policy %d", cfg.fold), nil)
@@ -123,7 +123,7 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 				c.origin = cfg.origin.Unix()
 			}
 			c.fold, c.gap = FoldBoth, GapSkip
-			if cfg.fold != FoldAuto || cfg.gap != GapAuto {
+			if cfg.fold != foldAuto || cfg.gap != gapAuto {
 				return nil, perr("option", "@every follows real time; fold and gap policies do not apply", nil)
 			}
 			return c, nil

@@ -97,15 +97,15 @@ func TestSimulateModesAgree(t *testing.T) {
 }
 
 func TestSimulateErrors(t *testing.T) {
-	s := dstsafe.NewScheduler(dstsafe.WithClock(dstsafe.RealClock()), dstsafe.WithLogger(quiet()))
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clockwork.NewRealClock()), dstsafe.WithLogger(quiet()))
 	_, err := dstsafe.Simulate(context.Background(), s, time.Hour)
-	require.ErrorIs(t, err, dstsafe.ErrNeedFakeClock)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 
 	s, _, _ = newSim(t, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	_, err = dstsafe.Simulate(context.Background(), s, -time.Hour)
-	require.ErrorIs(t, err, dstsafe.ErrInvalidSimulation)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	_, err = dstsafe.Simulate(context.Background(), s, time.Hour, dstsafe.WithStep(-time.Second))
-	require.ErrorIs(t, err, dstsafe.ErrInvalidSimulation)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 
 	// A job that calls Simulate on its own scheduler finds it running.
 	var inner error
@@ -116,7 +116,7 @@ func TestSimulateErrors(t *testing.T) {
 	fires, err := dstsafe.Simulate(context.Background(), s, time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 2, "00:00 (the start instant) and 01:00 (the end)")
-	require.ErrorIs(t, inner, dstsafe.ErrRunning)
+	require.ErrorIs(t, inner, dstsafe.ErrInvalidArgument)
 
 	// Cancelling Simulate's context stops it with the runs so far.
 	s, _, _ = newSim(t, time.Date(2024, 1, 1, 0, 30, 0, 0, time.UTC))
@@ -232,7 +232,7 @@ func TestRunNow(t *testing.T) {
 
 	require.ErrorIs(t, s.RunNow(ctx, "payroll", "2024-11-03T01:30:00"), dstsafe.ErrUnknownJob)
 	for _, p := range []string{"2024-11-03T02:30:00", "2024-11-03", "yesterday", ""} {
-		require.ErrorIs(t, s.RunNow(ctx, "billing", p), dstsafe.ErrUnknownPeriod, p)
+		require.ErrorIs(t, s.RunNow(ctx, "billing", p), dstsafe.ErrInvalidArgument, p)
 	}
 
 	fires, err := dstsafe.Simulate(ctx, s, 48*time.Hour)

@@ -10,23 +10,23 @@ import (
 // files. Every enum marshals to the name its String method prints and
 // unmarshals from that name in any case. A value out of range does not
 // marshal and an unknown name does not unmarshal: both fail with an error
-// wrapping ErrUnknownPolicy that names the type and the value. Kind and
+// wrapping ErrInvalidArgument that names the type and the value. Kind and
 // State have no named zero value; their zero marshals to "" and "" unmarshals
 // to it, so a zero Record or Occurrence round-trips.
 
 // MarshalText returns p.String(): "auto", "first", "last" or "both".
 func (p FoldPolicy) MarshalText() ([]byte, error) {
-	return marshalEnum(p, FoldAuto, FoldBoth, "fold policy")
+	return marshalEnum(p, foldAuto, FoldBoth, "fold policy")
 }
 
 // UnmarshalText sets p from "auto", "first", "last" or "both" (any case).
 func (p *FoldPolicy) UnmarshalText(text []byte) error {
-	return unmarshalEnum(p, text, FoldAuto, FoldBoth, "fold policy")
+	return unmarshalEnum(p, text, foldAuto, FoldBoth, "fold policy")
 }
 
 // MarshalText returns p.String(): "auto", "shift", "at-transition" or "skip".
 func (p GapPolicy) MarshalText() ([]byte, error) {
-	return marshalEnum(p, GapAuto, GapSkip, "gap policy")
+	return marshalEnum(p, gapAuto, GapSkip, "gap policy")
 }
 
 // UnmarshalText sets p from "auto", "shift", "at-transition" or "skip"
@@ -36,8 +36,8 @@ func (p *GapPolicy) UnmarshalText(text []byte) error {
 	if bytes.EqualFold(norm, []byte("attransition")) {
 		norm = []byte(GapAtTransition.String())
 	}
-	if err := unmarshalEnum(p, norm, GapAuto, GapSkip, "gap policy"); err != nil {
-		return unknownName("gap policy", text, GapAuto, GapSkip)
+	if err := unmarshalEnum(p, norm, gapAuto, GapSkip, "gap policy"); err != nil {
+		return unknownName("gap policy", text, gapAuto, GapSkip)
 	}
 	return nil
 }
@@ -96,17 +96,6 @@ func (o *Overlap) UnmarshalText(text []byte) error {
 	return unmarshalEnum(o, text, OverlapSkip, OverlapBufferOne, "overlap")
 }
 
-// MarshalText returns t.String(), and "" for the zero EventType.
-func (t EventType) MarshalText() ([]byte, error) {
-	return marshalUnnamedZero(t, EventDue, EventResumed, "event type")
-}
-
-// UnmarshalText sets t from one of the names EventType.String returns (any
-// case), and to the zero EventType from "".
-func (t *EventType) UnmarshalText(text []byte) error {
-	return unmarshalUnnamedZero(t, text, EventDue, EventResumed, "event type")
-}
-
 // enum is what the text methods need of an enum: a small integer whose
 // valid values lo..hi each have a String name.
 type enum interface {
@@ -163,7 +152,7 @@ func names[T enum](lo, hi T) []string {
 }
 
 // enumError is an enum value out of range or a name no value has. It wraps
-// ErrUnknownPolicy.
+// ErrInvalidArgument.
 type enumError struct {
 	what  string   // "fold policy"
 	value string   // the quoted text, or the integer out of range
@@ -175,4 +164,4 @@ func (e *enumError) Error() string {
 	return "dstsafe: unknown " + e.what + " " + e.value + ": want " + strings.Join(e.want[:n-1], ", ") + " or " + e.want[n-1]
 }
 
-func (e *enumError) Unwrap() error { return ErrUnknownPolicy }
+func (e *enumError) Unwrap() error { return errUnknownPolicy }
