@@ -94,7 +94,7 @@ func awsCronSpec(expr string) (string, bool) {
 		dom = "*"
 	}
 	switch {
-	case dow == "?" || strings.ContainsAny(dow, "LW#/"):
+	case dow == "?" || strings.ContainsAny(dow, "#/") || awsLastDay.MatchString(dow):
 		dow = "*"
 	default:
 		dow = awsDayNumber.ReplaceAllStringFunc(dow, func(s string) string {
@@ -105,7 +105,10 @@ func awsCronSpec(expr string) (string, bool) {
 	return strings.Join([]string{f[0], f[1], dom, f[3], dow}, " "), true
 }
 
-var awsDayNumber = regexp.MustCompile(`\d+`)
+var (
+	awsDayNumber = regexp.MustCompile(`\d+`)
+	awsLastDay   = regexp.MustCompile(`^L$|\dL`) // 6L: the last Friday
+)
 
 var (
 	tfResource  = regexp.MustCompile(`(?m)^\s*resource\s+"aws_scheduler_schedule"\s+"([^"]+)"\s*\{`)
@@ -171,10 +174,10 @@ var (
 	pyAirflow     = regexp.MustCompile(`(?m)^\s*(from|import)\s+airflow\b`)
 	pySchedule    = regexp.MustCompile(`\bschedule(?:_interval)?\s*=\s*(?:r?["']([^"']+)["'])`)
 	pyTimetable   = regexp.MustCompile(`\bCron(?:Trigger|DataInterval|PartitionTimetable)?Timetable\(\s*(?:cron\s*=\s*)?["']([^"']+)["']\s*,\s*timezone\s*=\s*([^,)]+(?:\([^)]*\))?)`)
-	pyZoneCall    = regexp.MustCompile(`\b(?:pendulum\.)?(?:timezone|tz\.timezone|tz\.gettz|ZoneInfo|pytz\.timezone)\(\s*["']([^"']+)["']\s*\)`)
+	pyZoneCall    = regexp.MustCompile(`\b(?:pendulum\.)?(?:timezone|tz\.timezone|tz\.gettz|ZoneInfo|pytz\.timezone)\(\s*["']([^"']+)["']`)
 	pyZoneKwarg   = regexp.MustCompile(`\b(?:tz|tzinfo|timezone)\s*=\s*(?:["']([^"']+)["']|(\w+))`)
 	pyZoneAssign  = regexp.MustCompile(`(?m)^\s*(\w+)\s*=\s*(?:["']([A-Za-z_]+/[A-Za-z_/+-]+|UTC)["']|(?:pendulum\.)?(?:timezone|tz\.timezone|ZoneInfo|pytz\.timezone)\(\s*["']([^"']+)["']\s*\))`)
-	pyStartDate   = regexp.MustCompile(`\bstart_date\s*=`)
+	pyStartDate   = regexp.MustCompile(`\bstart_date["']?\s*[=:]`)
 	pyLocalTZName = regexp.MustCompile(`^\s*["']([^"']+)["']\s*$`)
 )
 
