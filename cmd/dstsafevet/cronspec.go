@@ -17,18 +17,29 @@ import (
 
 // CronSpec reports cron spec literals passed to dstsafe.ParseCron,
 // robfig/cron (ParseStandard, Parser.Parse, Cron.AddFunc, Cron.AddJob) or
-// gocron (v2 CronJob, v1 Scheduler.Cron and CronWithSeconds):
+// gocron (v2 CronJob, v1 Scheduler.Cron and CronWithSeconds), and the
+// times of gocron's at-time jobs (v2 NewAtTime in DailyJob, WeeklyJob,
+// MonthlyJob; v1 At("01:30")):
 //
-//   - without a CRON_TZ= or TZ= prefix, since the zone then depends on the
-//     library (dstsafe: UTC; robfig/cron and gocron: the machine's zone);
-//     @every intervals need none.
-//     A dstsafe.ParseCron call with options is assumed to set the zone, and
-//     so is a robfig *cron.Cron built here with cron.New(cron.WithLocation(...)).
-//     The suggested fix prefixes CRON_TZ=UTC;
-//   - with a zone and a fixed time that one of the zone's transitions in
-//     the current year and the two after it skips or repeats
-//     (CRON_TZ=America/Chicago 30 1 * * *);
+//   - without a CRON_TZ= or TZ= prefix and without a scheduler option that
+//     sets the zone, since the zone then depends on the library (dstsafe:
+//     UTC; robfig/cron and gocron: the machine's zone); @every intervals
+//     need none. The suggested fix prefixes CRON_TZ=UTC;
+//   - with a zone, from the prefix or from the scheduler
+//     (cron.New(cron.WithLocation(loc)), gocron.NewScheduler(
+//     gocron.WithLocation(loc)), gocron v1 NewScheduler(loc)), and a fixed
+//     time that one of the zone's transitions in the current year and the
+//     two after it skips or repeats (01:30 in America/Chicago), named with
+//     the window and the real size of the shift (30 minutes in
+//     Australia/Lord_Howe). UTC, fixed zones and zones without DST are
+//     quiet. A location this check cannot name (time.Local, one loaded from
+//     configuration) reports a fixed time at 00:00-03:59, the hours in
+//     which zones with DST change their clocks;
 //   - with a zone the tz database does not know.
+//
+// dstsafe.ParseCron specs are never reported for their window: the dstsafe
+// Scheduler runs a repeated time once and a skipped one at the end of the
+// gap, and claims each period in a ledger (the library's own advice).
 //
 // The spec may be a constant, or a value that only constants flow into:
 // a package variable, a field of a configuration struct set in a

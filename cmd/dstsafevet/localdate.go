@@ -38,6 +38,21 @@ import (
 //     zone, or followed by In: they work on absolute time, so the "day"
 //     starts at midnight UTC (18:00 or 19:00 the evening before in Chicago).
 //
+//   - t.Add(n*24*time.Hour) on a time in a zone with transitions (the
+//     current time read In(loc), time.Date or time.ParseInLocation in such a
+//     zone, and variables holding them): a local day lasts 23 or 25 hours
+//     across a transition, so "the same time tomorrow" drifts an hour;
+//
+//   - time.ParseInLocation with a layout holding a date and a time of day
+//     (day+" 01:30"), in such a zone, used as a schedule instant as above:
+//     the wall time may not exist or exist twice, and ParseInLocation picks
+//     an offset as time.Date does;
+//
+//   - a dedup key holding the local date of the current time stored with a
+//     time to live of exactly 24 hours (SetNX(ctx, key, v, 24*time.Hour),
+//     SetArgs{TTL: 24*time.Hour}, "EX", 86400, m[key] = now.Add(24*time.Hour)):
+//     on a 25-hour day the key expires before its date ends.
+//
 // Fixed zones (time.FixedZone) and time.UTC have no transitions and are not
 // reported; neither is the machine's zone (bare time.Now()), which
 // dstsafe check keeps at UTC.
