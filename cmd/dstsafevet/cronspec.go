@@ -270,18 +270,40 @@ func (t *tracker) robfigLocation(call *ast.CallExpr) ast.Expr {
 	if newCall, ok := unparen(sel.X).(*ast.CallExpr); ok {
 		return optionArg(t.pass, newCall, "WithLocation", "github.com/robfig/cron")
 	}
-	obj := t.objectOf(sel.X)
-	if obj == nil {
-		return nil
-	}
-	for _, rhs := range t.assigns[obj] {
-		if newCall, ok := unparen(rhs).(*ast.CallExpr); ok {
-			if loc := optionArg(t.pass, newCall, "WithLocation", "github.com/robfig/cron"); loc != nil {
-				return loc
-			}
+	for _, newCall := range t.ctorCalls(sel.X, 0) {
+		if loc := optionArg(t.pass, newCall, "WithLocation", "github.com/robfig/cron"); loc != nil {
+			return loc
 		}
 	}
 	return nil
+}
+
+// ctorCalls returns the calls a variable or field may have been built by:
+// c := cron.New(...), s, err := gocron.NewScheduler(...), and through the
+// variables it was copied from (w := &Worker{c: c}).
+func (t *tracker) ctorCalls(e ast.Expr, depth int) []*ast.CallExpr {
+	if depth > 4 {
+		return nil
+	}
+	obj := t.objectOf(e)
+	if obj == nil {
+		return nil
+	}
+	var out []*ast.CallExpr
+	for _, rhs := range t.assigns[obj] {
+		switch r := unparen(rhs).(type) {
+		case *ast.CallExpr:
+			out = append(out, r)
+		case *ast.Ident, *ast.SelectorExpr:
+			out = append(out, t.ctorCalls(r, depth+1)...)
+		}
+	}
+	for _, ta := range t.tupleAssigns[obj] {
+		if ta.index == 0 {
+			out = append(out, ta.call)
+		}
+	}
+	return out
 }
 
 // gocronLocation returns the location a gocron job reads its times in:
@@ -311,15 +333,9 @@ func (t *tracker) gocronLocation(call *ast.CallExpr) ast.Expr {
 		return nil
 	}
 	sel := unparen(outer.Fun).(*ast.SelectorExpr)
-	obj := t.objectOf(sel.X)
-	if obj == nil {
-		return nil
-	}
-	for _, ta := range t.tupleAssigns[obj] {
-		if ta.index == 0 {
-			if loc := optionArg(t.pass, ta.call, "WithLocation", "github.com/go-co-op/gocron"); loc != nil {
-				return loc
-			}
+	for _, c := range t.ctorCalls(sel.X, 0) {
+		if loc := optionArg(t.pass, c, "WithLocation", "github.com/go-co-op/gocron"); loc != nil {
+			return loc
 		}
 	}
 	return nil
@@ -341,15 +357,9 @@ func (t *tracker) gocronV1Scheduler(call *ast.CallExpr) *ast.CallExpr {
 			e = x.Fun
 			continue
 		case *ast.Ident:
-			obj := t.objectOf(x)
-			if obj == nil {
-				return nil
-			}
-			for _, rhs := range t.assigns[obj] {
-				if c, ok := unparen(rhs).(*ast.CallExpr); ok {
-					if fn := calleeFunc(t.pass, c); fn != nil && fn.Name() == "NewScheduler" && fn.Pkg() != nil && fn.Pkg().Path() == "github.com/go-co-op/gocron" {
-						return c
-					}
+			for _, c := range t.ctorCalls(x, 0) {
+				if fn := calleeFunc(t.pass, c); fn != nil && fn.Name() == "NewScheduler" && fn.Pkg() != nil && fn.Pkg().Path() == "github.com/go-co-op/gocron" {
+					return c
 				}
 			}
 		}

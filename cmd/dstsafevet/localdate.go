@@ -504,8 +504,21 @@ func (t *tracker) usedAsInstant(e ast.Expr, depth int) bool {
 			return true
 		}
 	case *ast.ReturnStmt:
-		if fd, ok := t.enclosingFunc(p).(*ast.FuncDecl); ok && strings.HasPrefix(strings.ToLower(fd.Name.Name), "next") {
+		fd, ok := t.enclosingFunc(p).(*ast.FuncDecl)
+		if !ok {
+			return false
+		}
+		if strings.HasPrefix(strings.ToLower(fd.Name.Name), "next") {
 			return true
+		}
+		// func runAt(day string) (time.Time, error) { return ... }: the
+		// callers decide.
+		for _, call := range t.calls {
+			for _, n := range t.targets(call.Fun) {
+				if n.node == fd && t.usedAsInstant(call, depth+1) {
+					return true
+				}
+			}
 		}
 	case *ast.AssignStmt:
 		for i, r := range p.Rhs {
@@ -604,9 +617,29 @@ func (t *tracker) localTime(e ast.Expr, depth int) bool {
 				}
 			}
 		}
-	case *ast.Ident:
-		v, ok := t.pass.TypesInfo.ObjectOf(x).(*types.Var)
-		if !ok || !isLocal(v) {
+		// nextRun(loc): a function of this package that returns one.
+		n := 0
+		for _, fn := range t.targets(x.Fun) {
+			d, ok := fn.node.(*ast.FuncDecl)
+			if !ok || d.Body == nil {
+				return false
+			}
+			all := true
+			eachReturn(d.Body, func(r *ast.ReturnStmt) {
+				if len(r.Results) == 0 || !t.localTime(r.Results[0], depth+1) {
+					all = false
+				}
+				n++
+			})
+			if !all {
+				return false
+			}
+		}
+		return n > 0
+	case *ast.Ident, *ast.SelectorExpr:
+		// A local variable or a field, assigned only local times.
+		v, ok := t.objectOf(x).(*types.Var)
+		if !ok || !isLocal(v) && !v.IsField() {
 			return false
 		}
 		n := 0
@@ -722,6 +755,14 @@ func (t *tracker) hasDayTTL(es []ast.Expr) bool {
 			if d, ok := constDuration(t.pass, x); ok {
 				found = d == 24*time.Hour
 				return false
+			}
+			// ttl := 24 * time.Hour, assigned once.
+			if id, ok := x.(*ast.Ident); ok {
+				if v, ok := t.pass.TypesInfo.Uses[id].(*types.Var); ok && isLocal(v) && isDuration(v.Type()) && len(t.assigns[v]) == 1 {
+					if d, ok := constDuration(t.pass, t.assigns[v][0]); ok {
+						found = d == 24*time.Hour
+					}
+				}
 			}
 			return true
 		})

@@ -178,7 +178,7 @@ func runNowFlow(pass *analysis.Pass) (any, error) {
 	fs := flowFiles(pass)
 	t := newTracker(pass, fs, false)
 	t.exportFacts()
-	exportWallFacts(pass, fs)
+	exportWallFacts(pass, fs, t)
 	return t, nil
 }
 
@@ -712,6 +712,11 @@ func (t *tracker) nowOf(e ast.Expr) nowInfo {
 		var out nowInfo
 		if obj, ok := info.ObjectOf(identOf(e.Fun)).(*types.Var); ok {
 			out = t.importFact(obj, false) // a func-typed variable of another package
+		}
+		// clockutil.Local(now): a helper of another package that reads
+		// the time it is given in a zone.
+		if f := t.wallCall(e); f != nil && f.Local && !f.Self {
+			out = merge(out, nowInfo{zone: zoneNamed})
 		}
 		for _, n := range t.targets(e.Fun) {
 			out = merge(out, t.returnsNow(n))

@@ -20,9 +20,17 @@ import (
 //     time.Time) bool { h := t.In(loc).Hour(); return h >= 1 && h < 2 }):
 //     a function that calls clockutil.IsBillingTime(now) is due by the
 //     wall clock, and an elapsed-time guard in it is a run guard.
+//   - Local: it returns its time.Time parameter read in a zone with
+//     transitions (func Local(t time.Time) time.Time { return
+//     t.In(chicago) }): clockutil.Local(now) is the current local time;
+//   - Self: it reads the current time itself (a method Due() bool that
+//     matches b.clock.Now().In(b.loc).Hour()): no argument needs to be
+//     the current time.
 type wallFact struct {
-	Comp uint8
-	Pred bool
+	Comp  uint8
+	Pred  bool
+	Local bool
+	Self  bool
 }
 
 func (*wallFact) AFact() {}
@@ -38,45 +46,67 @@ func (f *wallFact) String() string {
 // parameter as if each such parameter were the current time, and exports
 // a wallFact for those that return a wall reading of it or a bool
 // matching one.
-func exportWallFacts(pass *analysis.Pass, fs []*ast.File) {
-	var cands []*ast.FuncDecl
+func exportWallFacts(pass *analysis.Pass, fs []*ast.File, real *tracker) {
+	var all, cands []*ast.FuncDecl
 	for _, f := range fs {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil || !hasTimeParam(pass, fd) {
+			if !ok || fd.Body == nil || fd.Name.Name == "_" {
 				continue
 			}
-			cands = append(cands, fd)
-		}
-	}
-	if len(cands) == 0 {
-		return
-	}
-	t := newTracker(pass, fs, true)
-	w := newWallMatcher(t)
-	for _, fd := range cands {
-		fn, _ := pass.TypesInfo.Defs[fd.Name].(*types.Func)
-		if fn == nil {
-			continue
-		}
-		var f wallFact
-		eachReturn(fd.Body, func(r *ast.ReturnStmt) {
-			if len(r.Results) == 1 {
-				f.Comp |= uint8(w.component(r.Results[0]))
+			// A function given a time is read with that time as the
+			// current one (a parameter named now is the current time in
+			// its own package, not at every call site).
+			if hasTimeParam(pass, fd) {
+				cands = append(cands, fd)
+			} else {
+				all = append(all, fd)
 			}
-		})
-		if returnsBool(fn) {
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				if e, ok := n.(ast.Expr); ok && (w.isMatch(e, compHour|compCalendar) || w.isOrdering(e, compHour)) {
-					f.Pred = true
+		}
+	}
+	facts := map[*types.Func]*wallFact{}
+	read := func(t *tracker, w *wallMatcher, fds []*ast.FuncDecl, self bool) {
+		for _, fd := range fds {
+			fn, _ := pass.TypesInfo.Defs[fd.Name].(*types.Func)
+			if fn == nil {
+				continue
+			}
+			var f wallFact
+			eachReturn(fd.Body, func(r *ast.ReturnStmt) {
+				if len(r.Results) != 1 {
+					return
 				}
-				return !f.Pred
+				f.Comp |= uint8(w.component(r.Results[0]))
+				if info := t.nowOf(r.Results[0]); !self && info.zone == zoneNamed && !info.shifted && !info.stored {
+					f.Local = true
+				}
 			})
-			f.Comp = 0
+			if returnsBool(fn) {
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					if e, ok := n.(ast.Expr); ok && (w.isMatch(e, compHour|compCalendar) || w.isOrdering(e, compHour)) {
+						f.Pred = true
+					}
+					return !f.Pred
+				})
+				f.Comp = 0
+			}
+			if f.Pred || f.Local || comp(f.Comp)&compHour != 0 {
+				f.Self = self
+				if facts[fn] == nil {
+					facts[fn] = &f
+				}
+			}
 		}
-		if f.Pred || comp(f.Comp)&compHour != 0 {
-			pass.ExportObjectFact(fn, &f)
-		}
+	}
+	// What a function does with the current time it reads itself first,
+	// then what it does with a time it is given.
+	read(real, newWallMatcher(real), all, true)
+	if len(cands) > 0 {
+		t := newTracker(pass, fs, true)
+		read(t, newWallMatcher(t), cands, false)
+	}
+	for fn, f := range facts {
+		pass.ExportObjectFact(fn, f)
 	}
 }
 
@@ -99,6 +129,9 @@ func (t *tracker) wallCall(call *ast.CallExpr) *wallFact {
 	var f wallFact
 	if !t.pass.ImportObjectFact(fn, &f) {
 		return nil
+	}
+	if f.Self {
+		return &f
 	}
 	for _, a := range call.Args {
 		if isTime(t.pass.TypesInfo.TypeOf(a)) && t.nowOf(a).now() {

@@ -103,3 +103,42 @@ func Heartbeat(every time.Duration) {
 		}
 	}
 }
+
+//corpus:case imported-local-conversion
+// The helper converts to Chicago time; the hour is matched here.
+
+func DueLocal() bool {
+	l := billclock.Local(time.Now())
+	return l.Hour() == 1 && l.Minute() == 30 // want `wallclock:`
+}
+
+//corpus:case imported-self-predicate
+// A method of the helper package that reads its own clock, with a guard
+// here.
+
+type Loop struct {
+	b    billclock.Biller
+	last time.Time
+}
+
+func (l *Loop) Step() {
+	if l.b.Due() && time.Since(l.last) > 10*time.Minute { // want `elapsedguard:`
+		l.last = time.Now()
+		run()
+	}
+}
+
+//corpus:case imported-ready-interval
+// A helper that reads no clock, beside an interval check.
+
+func (l *Loop) Drain() {
+	if l.b.Ready() && time.Since(l.last) > time.Minute {
+		l.last = time.Now()
+		run()
+	}
+}
+
+//corpus:case imported-local-logged
+// The helper's local conversion, only logged.
+
+func LogLocal() { log.Printf("local %s", billclock.Local(time.Now()).Format(time.Kitchen)) }
