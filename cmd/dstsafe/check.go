@@ -34,6 +34,9 @@ billing, and fails (exit 1) when it finds one, printing file:line: message:
     skips a run whose time the spring-forward day does not have (an
     error) and runs a repeated time once (a note); EventBridge rules run
     in UTC and are never a finding;
+  - a cron with a zone in Terraform/HCL (google_cloud_scheduler_job
+    schedule + time_zone, a Nomad periodic cron + time_zone) and in shell
+    scripts (aws scheduler create-schedule, gcloud scheduler jobs create);
   - an Airflow DAG file's schedule= / schedule_interval= cron with a
     pendulum zone on start_date, or a CronTriggerTimetable /
     CronDataIntervalTimetable with timezone=, at a fixed time inside a
@@ -54,7 +57,8 @@ YAML is parsed as YAML (multi-document, flow style, anchors and merge
 keys). Directories are walked; .git, vendor, node_modules and testdata are
 skipped unless named. Files are recognised by name: Dockerfile*,
 Containerfile, *.yaml, *.yml, *.json, .env, *.env, .env.*, crontab,
-*.crontab, *.cron, cron.d/*, *.timer, *.tf, *.py (Airflow DAGs).
+*.crontab, *.cron, cron.d/*, *.timer, *.tf, *.hcl, *.nomad, *.sh,
+*.py (Airflow DAGs).
 
 A Kubernetes CronJob whose schedule is at risk, or that has no
 spec.timeZone, is told how to wrap its container's command so each
@@ -233,8 +237,8 @@ func unwrapPathErr(err error) error {
 }
 
 // kindOf says how to read a file, by its name: "docker", "yaml", "json",
-// "env", "crontab", "timer", "terraform", "airflow" (a Python file, read
-// only when it imports airflow), or "" to ignore it.
+// "env", "crontab", "timer", "hcl" (Terraform, Nomad), "shell", "airflow"
+// (a Python file, read only when it imports airflow), or "" to ignore it.
 func kindOf(path string) string {
 	base := filepath.Base(path)
 	lower := strings.ToLower(base)
@@ -251,8 +255,10 @@ func kindOf(path string) string {
 		return "yaml"
 	case strings.HasSuffix(lower, ".json"):
 		return "json"
-	case strings.HasSuffix(lower, ".tf"):
-		return "terraform"
+	case strings.HasSuffix(lower, ".tf"), strings.HasSuffix(lower, ".hcl"), strings.HasSuffix(lower, ".nomad"):
+		return "hcl"
+	case strings.HasSuffix(lower, ".sh"):
+		return "shell"
 	case strings.HasSuffix(lower, ".py"):
 		return "airflow"
 	}
@@ -282,8 +288,10 @@ func (ck *checker) file(name, kind string, data []byte) {
 		ck.envFile(name, string(data))
 	case "json":
 		ck.jsonFile(name, data)
-	case "terraform":
-		ck.terraform(name, string(data))
+	case "hcl":
+		ck.hcl(name, string(data))
+	case "shell":
+		ck.shell(name, string(data))
 	case "airflow":
 		ck.airflow(name, string(data))
 	default:

@@ -30,12 +30,36 @@ const (
 // create-schedule JSON). Without a zone the schedule is in UTC, and so are
 // EventBridge rules (AWS::Events::Rule), which take no zone: both quiet.
 func (ck *checker) eventBridge(name string, n *yaml.Node) {
-	expr := resolve(get(n, "ScheduleExpression"))
-	tz := resolve(get(n, "ScheduleExpressionTimezone"))
+	var expr, tz *yaml.Node
+	for _, kv := range entries(n) {
+		switch normKey(kv.key) {
+		case "scheduleexpression":
+			expr = kv.value
+		case "scheduleexpressiontimezone":
+			tz = kv.value
+		case "rate":
+			// Serverless Framework: events: - schedule: {method:
+			// scheduler, rate: cron(...), timezone: Zone}.
+			if v := resolve(kv.value); v != nil && v.Kind == yaml.ScalarNode && strings.HasPrefix(v.Value, "cron(") {
+				expr = v
+			}
+		case "timezone":
+			if strings.EqualFold(scalar(get(n, "method")), "scheduler") {
+				tz = kv.value
+			}
+		}
+	}
+	expr, tz = resolve(expr), resolve(tz)
 	if expr == nil || expr.Kind != yaml.ScalarNode || tz == nil || tz.Kind != yaml.ScalarNode {
 		return
 	}
 	ck.awsCron(name, expr.Line, expr.Column, expr.Value, tz.Line, tz.Column, tz.Value)
+}
+
+// normKey folds the spellings of one key: ScheduleExpression (CloudFormation),
+// scheduleExpression (Pulumi), schedule_expression (Terraform JSON).
+func normKey(k string) string {
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
 }
 
 // awsCron checks an EventBridge Scheduler cron(...) expression in a zone.
@@ -111,31 +135,100 @@ var (
 )
 
 var (
-	tfResource  = regexp.MustCompile(`(?m)^\s*resource\s+"aws_scheduler_schedule"\s+"([^"]+)"\s*\{`)
-	tfExpr      = regexp.MustCompile(`(?m)^\s*schedule_expression\s*=\s*"([^"]*)"`)
-	tfZone      = regexp.MustCompile(`(?m)^\s*schedule_expression_timezone\s*=\s*"([^"]*)"`)
-	tfLineStart = regexp.MustCompile(`\n`)
+	hclSchedule = regexp.MustCompile(`(?m)^[ \t]*(schedule_expression|schedule|cron)[ \t]*=[ \t]*"([^"]*)"`)
+	hclZone     = regexp.MustCompile(`(?m)^[ \t]*(schedule_expression_timezone|time_zone|timezone)[ \t]*=[ \t]*"([^"]*)"`)
 )
 
-// terraform checks the aws_scheduler_schedule resources of a .tf file:
-// schedule_expression and schedule_expression_timezone written as string
-// literals in the resource block (a variable or an interpolation is not
-// read). aws_cloudwatch_event_rule schedules are in UTC: not read.
-func (ck *checker) terraform(name, data string) {
-	lineOf := func(off int) int { return 1 + len(tfLineStart.FindAllStringIndex(data[:off], -1)) }
-	for _, m := range tfResource.FindAllStringSubmatchIndex(data, -1) {
-		body := hclBlock(data, m[1]-1)
-		start := m[1] - 1
-		e := tfExpr.FindStringSubmatchIndex(body)
-		z := tfZone.FindStringSubmatchIndex(body)
-		if e == nil || z == nil {
+// hcl checks the schedules of a Terraform, Nomad or other HCL file, read
+// attribute by attribute (a small reader, not an HCL parser): in the block
+// that holds it, a schedule_expression = "cron(...)" with
+// schedule_expression_timezone (aws_scheduler_schedule; an
+// aws_cloudwatch_event_rule has no zone and runs in UTC), or a schedule or
+// cron = "M H * * *" with time_zone or timezone (google_cloud_scheduler_job,
+// a Nomad periodic block). Values must be string literals: a variable or
+// an interpolation is not followed.
+func (ck *checker) hcl(name, data string) {
+	lineOf := func(off int) int { return 1 + strings.Count(data[:off], "\n") }
+	for _, m := range hclSchedule.FindAllStringSubmatchIndex(data, -1) {
+		attr, val := data[m[2]:m[3]], data[m[4]:m[5]]
+		if strings.Contains(val, "${") {
 			continue
 		}
-		expr, zone := body[e[2]:e[3]], body[z[2]:z[3]]
-		if strings.Contains(zone, "${") || strings.Contains(expr, "${") {
+		start, end := enclosingBlock(data, m[0])
+		block := data[start:end]
+		zone, zoneOff := "", 0
+		if z := hclZone.FindStringSubmatchIndex(block); z != nil {
+			zone, zoneOff = block[z[4]:z[5]], start+z[4]
+		}
+		if zone == "" || strings.Contains(zone, "${") {
 			continue
 		}
-		ck.awsCron(name, lineOf(start+e[2]), 0, expr, lineOf(start+z[2]), 0, zone)
+		switch {
+		case attr == "schedule_expression":
+			ck.awsCron(name, lineOf(m[4]), 0, val, lineOf(zoneOff), 0, zone)
+		case looksLikeCron(val) && !isUTC(zone):
+			loc, ok := ck.zone(name, lineOf(zoneOff), 0, zone)
+			if ok {
+				ck.windowAs(name, lineOf(m[4]), 0, val, val, zone, dstsafe.WithLocation(loc))
+			}
+		}
+	}
+}
+
+// enclosingBlock returns the offsets of the innermost { ... } block around
+// off, or the whole text at top level. Braces inside strings come in
+// pairs ("${var.zone}") and cancel out.
+func enclosingBlock(s string, off int) (int, int) {
+	depth := 0
+	for i := off - 1; i >= 0; i-- {
+		switch s[i] {
+		case '}':
+			depth++
+		case '{':
+			if depth == 0 {
+				return i, i + len(hclBlock(s, i))
+			}
+			depth--
+		}
+	}
+	return 0, len(s)
+}
+
+var (
+	shAWS      = regexp.MustCompile(`--schedule-expression[ =]+["']?(cron\([^)]*\))`)
+	shAWSZone  = regexp.MustCompile(`--schedule-expression-timezone[ =]+["']?([A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)*)`)
+	shGcloud   = regexp.MustCompile(`\bgcloud\b.*\bscheduler\s+jobs\s+(?:create|update)\b`)
+	shSchedule = regexp.MustCompile(`--schedule[ =]+(?:"([^"]*)"|'([^']*)')`)
+	shTimeZone = regexp.MustCompile(`--time-zone[ =]+["']?([A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)*)`)
+)
+
+// shell checks the schedules a shell script creates: aws scheduler
+// create-schedule/update-schedule --schedule-expression 'cron(...)'
+// --schedule-expression-timezone Zone, and gcloud scheduler jobs create
+// --schedule '...' --time-zone Zone, on one logical line (backslash
+// continuations joined).
+func (ck *checker) shell(name, data string) {
+	lines, starts := logicalLines(data)
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		if m := shAWS.FindStringSubmatch(l); m != nil {
+			if z := shAWSZone.FindStringSubmatch(l); z != nil {
+				ck.awsCron(name, starts[i], 0, m[1], starts[i], 0, z[1])
+			}
+			continue
+		}
+		if shGcloud.MatchString(l) {
+			m, z := shSchedule.FindStringSubmatch(l), shTimeZone.FindStringSubmatch(l)
+			if m == nil || z == nil || isUTC(z[1]) {
+				continue
+			}
+			spec := m[1] + m[2]
+			if loc, ok := ck.zone(name, starts[i], 0, z[1]); ok && looksLikeCron(spec) {
+				ck.windowAs(name, starts[i], 0, spec, spec, z[1], dstsafe.WithLocation(loc))
+			}
+		}
 	}
 }
 
@@ -215,19 +308,15 @@ func (ck *checker) airflow(name, data string) {
 	}
 	var zones []zoneAt
 	for _, sd := range pyStartDate.FindAllStringIndex(data, -1) {
-		end := strings.IndexAny(data[sd[1]:], "\n")
-		if end < 0 {
-			end = len(data) - sd[1]
-		}
-		arg := data[sd[1] : sd[1]+end]
+		arg := pyArgument(data[sd[1]:])
 		z := ""
-		if m := pyZoneKwarg.FindStringSubmatch(arg); m != nil {
+		if m := pyZoneCall.FindStringSubmatch(arg); m != nil {
+			z = m[1]
+		} else if m := pyZoneKwarg.FindStringSubmatch(arg); m != nil {
 			z = m[1]
 			if z == "" {
 				z = vars[m[2]]
 			}
-		} else if m := pyZoneCall.FindStringSubmatch(arg); m != nil {
-			z = m[1]
 		} else if m := regexp.MustCompile(`pendulum\.(?:datetime|now|today)\([^)]*["']([A-Za-z_]+/[A-Za-z_/+-]+)["']`).FindStringSubmatch(arg); m != nil {
 			z = m[1]
 		}
@@ -259,6 +348,29 @@ func (ck *checker) airflow(name, data string) {
 		}
 		ck.airflowSpec(name, lineOf(m[2]), spec, zoneNear(m[0]))
 	}
+}
+
+// pyArgument returns the expression at the start of s: up to the first
+// comma or newline outside parentheses (pendulum.datetime(2024, 1, 1,
+// tz="America/Chicago") over several lines).
+func pyArgument(s string) string {
+	depth := 0
+	for i := 0; i < len(s) && i < 1000; i++ {
+		switch s[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				return s[:i]
+			}
+			depth--
+		case ',', '\n':
+			if depth == 0 {
+				return s[:i]
+			}
+		}
+	}
+	return s[:min(len(s), 1000)]
 }
 
 // airflowSpec checks one Airflow cron schedule in its zone.

@@ -56,6 +56,29 @@ var checkCorpus = map[string][]checkWant{
 	"corpus/k8s/lord-howe-cronjob.yaml": {{7, levelError, `"45 1 \* \* \*" in Australia/Lord_Howe .*01:45 occurs twice on 2026-04-05\), so it runs twice, 30 minutes off.*dstsafe exec --ledger URL --job island-report --schedule 'CRON_TZ=Australia/Lord_Howe 45 1 \* \* \*' -- /app/report --since 24h$`}},
 	// Payroll at 01:30 New York: repeated on 2026-11-01; the UTC and weekday jobs are quiet.
 	"corpus/k8s/payroll-cronjob.yaml": {{7, levelError, `"30 1 \* \* \*" in America/New_York .*01:30 occurs twice on 2026-11-01.*dstsafe exec --ledger URL --job payroll --schedule 'CRON_TZ=America/New_York 30 1 \* \* \*' -- /bin/payroll run --period daily$`}},
+	// Serverless Framework, method: scheduler: 02:30 Chicago skipped; the
+	// eventBus schedule (a rule) is in UTC.
+	"corpus/more/serverless.yml": {{12, levelError, `cron\(30 2 \* \* \? \*\) in America/Chicago .*02:30 does not exist on 2026-03-08`}},
+	// Pulumi YAML, camelCase: 01:00 London skipped on 2026-03-29.
+	"corpus/more/Pulumi.yaml": {{8, levelError, `cron\(0 1 \* \* \? \*\) in Europe/London .*01:00 does not exist on 2026-03-29`}},
+	// Terraform JSON: 01:30 Denver repeats on 2026-11-01 (run once by AWS).
+	"corpus/more/schedule.tf.json": {{6, levelNote, `cron\(30 1 \* \* \? \*\) in America/Denver .*01:30 occurs twice on 2026-11-01`}},
+	// Google Cloud Scheduler in Terraform: 02:30 New York skipped; the UTC twin is quiet.
+	"corpus/more/gcp.tf": {{4, levelError, `"30 2 \* \* \*" in America/New_York .*02:30 does not exist on 2026-03-08`}},
+	// Nomad periodic: 02:00 Berlin skipped on 2026-03-29.
+	"corpus/more/cleanup.nomad": {{5, levelError, `"0 2 \* \* \*" in Europe/Berlin .*02:00 does not exist on 2026-03-29`}},
+	// aws and gcloud in a script: 01:30 Chicago (a note: AWS runs it once),
+	// 02:15 Los Angeles skipped; the UTC schedule is quiet.
+	"corpus/more/create-schedules.sh": {
+		{4, levelNote, `cron\(30 1 \* \* \? \*\) in America/Chicago .*01:30 occurs twice on 2026-11-01`},
+		{11, levelError, `"15 2 \* \* \*" in America/Los_Angeles .*02:15 does not exist on 2026-03-08`},
+	},
+	// Argo CronWorkflow schedules: 01:30 Chicago repeats; 12:00 is quiet.
+	"corpus/more/argo-cronworkflow.yaml": {{8, levelError, `"30 1 \* \* \*" in America/Chicago .*01:30 occurs twice on 2026-11-01`}},
+	// Airflow, tzinfo=ZoneInfo(...) over several lines: 02:45 Chicago skipped.
+	"corpus/more/zoneinfo_dag.py": {{9, levelError, `Airflow schedule "45 2 \* \* \*" in America/Chicago .*02:45 does not exist on 2026-03-08`}},
+	// A rule and a UTC Nomad job.
+	"corpus/more/quiet.tf": nil,
 	// The existing clean deployment: nothing.
 	"clean/crontab": nil, "clean/.github/workflows/nightly.yml": nil, "clean/cronjob.yaml": nil,
 	"clean/compose.yaml": nil, "clean/Dockerfile": nil, "clean/billing.timer": nil,

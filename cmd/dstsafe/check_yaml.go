@@ -149,7 +149,8 @@ func (ck *checker) walk(name string, n *yaml.Node, skip, seen map[*yaml.Node]boo
 		}
 		hasSpec := false
 		for _, kv := range kvs {
-			hasSpec = hasSpec || scheduleKeys[strings.ToLower(kv.key)] && kv.value.Kind == yaml.ScalarNode && looksLikeCron(kv.value.Value)
+			hasSpec = hasSpec || scheduleKeys[strings.ToLower(kv.key)] && kv.value.Kind == yaml.ScalarNode && looksLikeCron(kv.value.Value) ||
+				len(cronList(kv)) > 0
 		}
 		zone := ""
 		for _, kv := range kvs {
@@ -168,6 +169,10 @@ func (ck *checker) walk(name string, n *yaml.Node, skip, seen map[*yaml.Node]boo
 				ck.tz(name, v.Line, v.Column, v.Value)
 			case scheduleKeys[strings.ToLower(kv.key)] && v.Kind == yaml.ScalarNode && looksLikeCron(v.Value):
 				ck.spec(name, v, zone)
+			default:
+				for _, item := range cronList(kv) {
+					ck.spec(name, item, zone)
+				}
 			}
 			ck.walk(name, v, skip, seen)
 		}
@@ -189,6 +194,21 @@ func (ck *checker) spec(name string, v *yaml.Node, docZone string) {
 		return // reported where the zone is written
 	}
 	ck.window(name, v.Line, v.Column, v.Value, docZone, dstsafe.WithLocation(loc))
+}
+
+// cronList returns the cron specs of a schedules: list (an Argo
+// CronWorkflow's spec.schedules).
+func cronList(kv keyValue) []*yaml.Node {
+	if !strings.EqualFold(kv.key, "schedules") || kv.value.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []*yaml.Node
+	for _, it := range kv.value.Content {
+		if it = resolve(it); it.Kind == yaml.ScalarNode && looksLikeCron(it.Value) {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 type keyValue struct {

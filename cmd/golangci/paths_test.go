@@ -23,7 +23,7 @@ import (
 // times, dedup keys) and the postmortem's scheduler.
 var samePathsPackages = []string{
 	"corpus/zoned", "corpus/tomorrow", "corpus/windows", "corpus/helpers/loop",
-	"corpus/parsed", "corpus/dedup", "postmortem/seed", "postmortem/fixed",
+	"corpus/parsed", "corpus/dedup", "corpus/variants", "postmortem/seed", "postmortem/fixed",
 }
 
 // TestSameFindingsEveryPath runs the analyzers on the same packages as a
