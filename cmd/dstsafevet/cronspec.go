@@ -241,6 +241,20 @@ func checkUnknownZone(r *reporter, arg ast.Node, rest string) {
 func firstRiskyTime(c *dstsafe.Cron) (string, bool) {
 	start := time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
 	after := start.Add(-time.Nanosecond)
+	// A spec firing in four or more hours of a day (0 */6 * * *) is an
+	// interval in all but name: left alone, as periodic specs are.
+	hours := map[int]bool{}
+	for i, a := 0, after; i < 2000; i++ {
+		o, ok := c.NextOccurrence(a)
+		if !ok || o.At.Sub(start) >= 24*time.Hour {
+			break
+		}
+		hours[o.Wall.Hour] = true
+		a = o.At
+	}
+	if len(hours) >= 4 {
+		return "", false
+	}
 	for i := 0; i < 10_000; i++ {
 		o, ok := c.NextOccurrence(after)
 		if !ok || o.At.Sub(start) > 400*24*time.Hour {

@@ -577,7 +577,97 @@ func (t *tracker) isDayAdd(call *ast.CallExpr) bool {
 	if d, ok := constDuration(t.pass, call.Args[0]); !ok || d <= 0 || d%(24*time.Hour) != 0 {
 		return false
 	}
-	return t.localTime(sel.X, 0)
+	if !t.localTime(sel.X, 0) {
+		return false
+	}
+	// A wall time built with time.Date or ParseInLocation is a schedule;
+	// the current local time plus a day is one only where it is used as
+	// the next run (an expiry shown in local time is a real 24 hours).
+	return t.wallBuilt(sel.X, 0) || t.usedAsNextRun(call)
+}
+
+// wallBuilt reports a time built from a wall reading: time.Date or
+// time.ParseInLocation, stepped with Add or AddDate, through variables and
+// fields and functions of this package.
+func (t *tracker) wallBuilt(e ast.Expr, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	switch x := unparen(e).(type) {
+	case *ast.CallExpr:
+		if sel, ok := unparen(x.Fun).(*ast.SelectorExpr); ok {
+			if isPkgFunc(t.pass, sel, "time", "Date") || isPkgFunc(t.pass, sel, "time", "ParseInLocation") {
+				return true
+			}
+			if isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+				switch sel.Sel.Name {
+				case "Add", "AddDate", "In":
+					return t.wallBuilt(sel.X, depth+1)
+				}
+				return false
+			}
+		}
+		for _, fn := range t.targets(x.Fun) {
+			if d, ok := fn.node.(*ast.FuncDecl); ok && d.Body != nil {
+				found := false
+				eachReturn(d.Body, func(r *ast.ReturnStmt) {
+					found = found || len(r.Results) > 0 && t.wallBuilt(r.Results[0], depth+1)
+				})
+				if found {
+					return true
+				}
+			}
+		}
+	case *ast.Ident, *ast.SelectorExpr:
+		obj := t.objectOf(x)
+		if obj == nil {
+			return false
+		}
+		for _, r := range t.assigns[obj] {
+			if t.wallBuilt(r, depth+1) {
+				return true
+			}
+		}
+		for _, ta := range t.tupleAssigns[obj] {
+			if ta.index == 0 && t.wallBuilt(ta.call, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nextRunName matches the variables, fields and functions that hold or
+// return the next run of a job.
+var nextRunName = regexp.MustCompile(`(?i)next|tomorrow|due|sched|runat|fireat|wake`)
+
+// usedAsNextRun reports t.Add(24h) stored back into t (next =
+// next.Add(24*time.Hour)), stored in a variable or field named for the
+// next run, returned by a function so named, or used as a schedule
+// instant.
+func (t *tracker) usedAsNextRun(call *ast.CallExpr) bool {
+	sel := unparen(call.Fun).(*ast.SelectorExpr)
+	child, p := t.useOf(call)
+	switch p := p.(type) {
+	case *ast.AssignStmt:
+		for i, r := range p.Rhs {
+			if r != child || i >= len(p.Lhs) {
+				continue
+			}
+			if obj := t.objectOf(p.Lhs[i]); obj != nil && (obj == t.objectOf(sel.X) || nextRunName.MatchString(obj.Name())) {
+				return true
+			}
+		}
+	case *ast.KeyValueExpr:
+		if id, ok := p.Key.(*ast.Ident); ok && nextRunName.MatchString(id.Name) {
+			return true
+		}
+	case *ast.ReturnStmt:
+		if fd, ok := t.enclosingFunc(p).(*ast.FuncDecl); ok && nextRunName.MatchString(fd.Name.Name) {
+			return true
+		}
+	}
+	return t.usedAsInstant(call, 0)
 }
 
 // constDuration returns the value of a constant duration expression.

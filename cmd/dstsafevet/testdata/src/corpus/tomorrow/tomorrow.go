@@ -105,3 +105,12 @@ func HalfDay(loc *time.Location) time.Time { return time.Now().In(loc).Add(12 * 
 // A time of unknown zone given by the caller: a duration of real time.
 
 func Deadline(issued time.Time) time.Time { return issued.Add(24 * time.Hour) }
+
+//corpus:case local-expiry-display
+// A link valid for 24 hours, its expiry shown in the user's zone: a real
+// 24 hours.
+
+func ExpiryNotice(loc *time.Location) string {
+	expires := time.Now().In(loc).Add(24 * time.Hour)
+	return "this link expires at " + expires.Format("Jan 2 15:04 MST")
+}

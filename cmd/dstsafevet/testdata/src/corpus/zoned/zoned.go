@@ -349,3 +349,12 @@ func RunDstsafe(ctx context.Context) error {
 	}
 	return s.Run(ctx)
 }
+
+//corpus:case robfig-local-every-six-hours
+// Every six hours in the machine's zone: an interval in all but name.
+
+func StartSixHourly() {
+	c := cron.New(cron.WithLocation(time.Local))
+	c.AddFunc("0 */6 * * *", report)
+	c.Start()
+}
