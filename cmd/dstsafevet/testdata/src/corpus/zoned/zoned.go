@@ -13,6 +13,7 @@ import (
 	"github.com/dstsafe/dstsafe"
 	gocronv1 "github.com/go-co-op/gocron"
 	gocron "github.com/go-co-op/gocron/v2"
+	"github.com/jonboulle/clockwork"
 	"github.com/robfig/cron/v3"
 )
 
@@ -340,7 +341,7 @@ func RunDstsafe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s := dstsafe.NewScheduler(dstsafe.WithLedger(dstsafe.NewMemoryLedger(dstsafe.RealClock())))
+	s := dstsafe.NewScheduler(dstsafe.WithLedger(dstsafe.NewMemoryLedger(clockwork.NewRealClock())))
 	if err := s.Add("billing", sched, func(ctx context.Context, run dstsafe.Run) error {
 		log.Printf("billing %v", run)
 		return nil
