@@ -100,6 +100,7 @@ func runCronSpec(pass *analysis.Pass) (any, error) {
 				sz.fromOptions = true
 				sz.name, sz.known = t.locZone(loc, 0)
 			}
+			sz.gapHandled = lib == "gocron" && t.gocronGapPolicy(call)
 			for _, src := range t.specSources(call.Args[0], 0) {
 				spec, _ := constString(pass, src)
 				checkSpec(r, src, spec, sz)
@@ -118,6 +119,10 @@ type specZone struct {
 	fromOptions bool
 	known       bool
 	name        string // "UTC" for every zone without transitions
+	// gapHandled: the gocron job sets WithDaylightSavingsTimePolicy, which
+	// decides what a skipped time does (run after the transition, or
+	// skip); a repeated time still runs twice.
+	gapHandled bool
 }
 
 // cronLibrary reports which scheduling library fn belongs to when its
@@ -199,15 +204,24 @@ func checkSpec(r *reporter, arg ast.Expr, spec string, sz specZone) {
 		// at the end of the gap, and claims each period: its own advice.
 		return
 	}
-	reportWindow(r, arg, fmt.Sprintf("%q", rest), c)
+	reportWindow(r, arg, fmt.Sprintf("%q", rest), c, sz.gapHandled)
 }
 
 // reportWindow reports a fixed-time schedule one of whose times a
 // transition of its zone skips or repeats, in the current year and the
 // two after it.
-func reportWindow(r *reporter, arg ast.Node, what string, c *dstsafe.Cron) {
+func reportWindow(r *reporter, arg ast.Node, what string, c *dstsafe.Cron, gapHandled bool) {
 	from := time.Date(now().UTC().Year(), time.January, 1, 0, 0, 0, 0, time.UTC)
 	risks := WindowRisks(c, from, from.AddDate(3, 0, 0))
+	if gapHandled {
+		var folds []Risk
+		for _, rk := range risks {
+			if rk.Occurrence.Kind == dstsafe.Fold {
+				folds = append(folds, rk)
+			}
+		}
+		risks = folds
+	}
 	if len(risks) == 0 {
 		return
 	}
@@ -353,6 +367,22 @@ func (t *tracker) gocronLocation(call *ast.CallExpr) ast.Expr {
 		}
 	}
 	return nil
+}
+
+// gocronGapPolicy reports whether the gocron v2 NewJob call around call
+// passes WithDaylightSavingsTimePolicy (gocron 2.17+), which says what a
+// time in a spring-forward gap does.
+func (t *tracker) gocronGapPolicy(call *ast.CallExpr) bool {
+	for p := t.parent[call]; p != nil; p = t.parent[p] {
+		c, ok := p.(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		if sel, ok := unparen(c.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "NewJob" {
+			return optionArg(t.pass, c, "WithDaylightSavingsTimePolicy", "github.com/go-co-op/gocron") != nil
+		}
+	}
+	return false
 }
 
 // gocronV1Scheduler returns the gocron v1 NewScheduler(loc) call a method
@@ -520,7 +550,7 @@ func (t *tracker) checkAtTimes(r *reporter, fn *types.Func, call *ast.CallExpr) 
 		case known:
 			c, err := dstsafe.ParseCron("CRON_TZ="+name+" "+spec, dstsafe.WithSeconds())
 			if err == nil {
-				reportWindow(r, call, "the daily time "+what, c)
+				reportWindow(r, call, "the daily time "+what, c, t.gocronGapPolicy(call))
 			}
 		default:
 			if hm[0] >= riskyFrom && hm[0] <= riskyTo {

@@ -359,3 +359,31 @@ func StartSixHourly() {
 	c.AddFunc("0 */6 * * *", report)
 	c.Start()
 }
+
+//corpus:case gocron-gap-policy-spring
+// gocron's DST policy decides what 02:30 does on the spring-forward day:
+// the team chose.
+
+func StartWithGapPolicy() error {
+	s, err := gocron.NewScheduler(gocron.WithLocation(chicago))
+	if err != nil {
+		return err
+	}
+	_, err = s.NewJob(gocron.CronJob("30 2 * * *", false), gocron.NewTask(report),
+		gocron.WithDaylightSavingsTimePolicy(gocron.DaylightSavingsTimeRunAfterTransition))
+	return err
+}
+
+//corpus:case gocron-gap-policy-fold
+// The policy is about gaps: 01:30 still runs twice when the clocks go
+// back.
+
+func StartWithGapPolicyFold() error {
+	s, err := gocron.NewScheduler(gocron.WithLocation(chicago))
+	if err != nil {
+		return err
+	}
+	_, err = s.NewJob(gocron.DailyJob(1, gocron.NewAtTimes(gocron.NewAtTime(1, 30, 0))), gocron.NewTask(bill), // want `cronspec: the daily time 01:30 in America/Chicago .*01:30 occurs twice`
+		gocron.WithDaylightSavingsTimePolicy(gocron.DaylightSavingsTimeSkip))
+	return err
+}

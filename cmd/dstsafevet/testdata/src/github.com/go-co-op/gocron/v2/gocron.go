@@ -47,3 +47,13 @@ func NewDaysOfTheMonth(d int, ds ...int) DaysOfTheMonth { return nil }
 
 func WeeklyJob(interval uint, days Weekdays, at AtTimes) JobDefinition        { return nil }
 func MonthlyJob(interval uint, days DaysOfTheMonth, at AtTimes) JobDefinition { return nil }
+
+type DaylightSavingsTimePolicy int
+
+const (
+	DaylightSavingsTimeDefault DaylightSavingsTimePolicy = iota
+	DaylightSavingsTimeSkip
+	DaylightSavingsTimeRunAfterTransition
+)
+
+func WithDaylightSavingsTimePolicy(policy DaylightSavingsTimePolicy) JobOption { return nil }
