@@ -65,7 +65,7 @@
 //
 // # Measured
 //
-// testdata/src/corpus holds 92 positive and 88 negative hand-written cases
+// testdata/src/corpus holds 93 positive and 89 negative hand-written cases
 // in the shapes of real code (methods, closures, goroutine loops,
 // configuration structs, the first postmortem's scheduler and its
 // variants, the second one's "midnight tonight" and its dedup key,
