@@ -321,8 +321,8 @@ func TestPauseOnFailureWithRetry(t *testing.T) {
 			require.True(t, p.Paused, "not paused after two periods that failed every attempt; tried %v", tried)
 			require.Equal(t, "pause on failure: 2 consecutive failed periods, the last 2024-01-01T02:00:00", p.Reason)
 			require.True(t, p.Since.Equal(time.Date(2024, 1, 1, 2, 2, 0, 0, time.UTC)), "paused since %v, want 02:02 (after the third attempt)", p.Since)
-			i := slices.IndexFunc(ev.all(), func(e dstsafe.Event) bool { return e.Type == dstsafe.EventPaused })
-			require.GreaterOrEqual(t, i, 0, "no EventPaused")
+			i := slices.IndexFunc(ev.all(), func(e dstsafe.Event) bool { return e.Type == event.Paused })
+			require.GreaterOrEqual(t, i, 0, "no event.Paused")
 			require.Equal(t, "2024-01-01T02:00:00", ev.all()[i].Period)
 
 			require.Equal(t, []string{
