@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // ParseError reports a spec ParseCron rejects, or a rule ParseRRule
@@ -55,7 +56,13 @@ func (e *ParseError) Unwrap() error { return e.Err }
 //   - a "CRON_TZ=Zone " or "TZ=Zone " prefix naming an IANA zone. Without
 //     one the spec is read in UTC (or the zone of [WithLocation]), never in
 //     the machine's local zone. "Local" and fixed offsets such as "UTC+5"
-//     are rejected: name an IANA zone ("Etc/GMT-5" if you mean it).
+//     are rejected: name an IANA zone ("Etc/GMT-5" if you mean it). The
+//     prefix is upper case, the zone name follows "=" directly
+//     ("CRON_TZ= America/Chicago" is an empty zone name, rejected), and
+//     the prefix is separated from the fields as the fields are from each
+//     other: by any run of white space (spaces, tabs, line breaks; what
+//     [unicode.IsSpace] reports). White space around the whole spec is
+//     ignored.
 //
 // A spec whose seconds, minute and hour fields are all fixed (none starts
 // with * or ?), like "30 1 * * *", is fixed-time: in a fold it fires once,
@@ -93,7 +100,7 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 	rest := strings.TrimSpace(spec)
 	if strings.HasPrefix(rest, "CRON_TZ=") || strings.HasPrefix(rest, "TZ=") {
 		eq := strings.IndexByte(rest, '=')
-		end := strings.IndexAny(rest, " \t\n\r")
+		end := strings.IndexFunc(rest, unicode.IsSpace) // as strings.Fields splits the fields
 		if end < 0 {
 			return nil, perr("spec", "nothing after the zone prefix", nil)
 		}
