@@ -29,7 +29,7 @@ func Example_clockSkew() {
 		dstsafe.WithLedger(ledger),
 		dstsafe.WithLogger(slog.New(slog.DiscardHandler)), // it logs the refusal at ERROR
 	)
-	sched, err := dstsafe.ParseCron("0 * * * *")
+	sched, err := dstsafe.ParseCron("CRON_TZ=UTC 0 * * * *")
 	if err != nil {
 		fmt.Println(err)
 		return

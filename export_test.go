@@ -59,6 +59,13 @@ func SameZoneTable(a, b *time.Location) bool {
 // ZoneDataID is the tz data identity recorded in schedule fingerprints.
 var ZoneDataID = zoneDataID
 
+// TZNames is the generated list of tz names the zone suggestions search.
+var TZNames = tzNames
+
+// RefusedZoneName reports a tz name CRON_TZ= refuses as not a place (EST,
+// PST8PDT...): the zone sweeps load those with WithLocation instead.
+func RefusedZoneName(name string) bool { return abbrevAdvice(name) != "" }
+
 // ClockSkewOf returns what a claim refused for its clock carries: the
 // claimer's clock minus the store's, the bound, and both readings.
 func ClockSkewOf(err error) (offset, limit time.Duration, store, claimer time.Time, ok bool) {

@@ -294,7 +294,7 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 		// counted, so a crash in between leaves one run too few, never
 		// one too many.
 		if serr := s.finishSlot(fenv, j.name, slot, StateSucceeded, "period "+run.Period); serr != nil {
-			err = fmt.Errorf("dstsafe: run slot %s not recorded: %w", slot.period, serr)
+			err = errorf("dstsafe: run slot %s not recorded: %w", slot.period, serr)
 			state, reason = StateFailed, err.Error()
 		}
 	}

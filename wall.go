@@ -135,7 +135,7 @@ func ParseWall(s string) (Wall, error) {
 			return WallOf(t), nil
 		}
 	}
-	return Wall{}, fmt.Errorf("dstsafe: parse wall time %q: want YYYY-MM-DDTHH:MM[:SS[.fff]]: %w", s, errInvalidWall)
+	return Wall{}, errorf("dstsafe: parse wall time %q: want YYYY-MM-DDTHH:MM[:SS[.fff]]: %w", s, errInvalidWall)
 }
 
 // Date returns the civil date of w.
