@@ -11,6 +11,9 @@ import (
 
 // Internals the external tests (package dstsafe_test) use.
 
+// WallOf is the wall reading of an instant in its location.
+var WallOf = wallOf
+
 // The calendar arithmetic Date and Wall share, checked against the time
 // package in date_test.go.
 var (

@@ -132,7 +132,7 @@ func ParseWall(s string) (Wall, error) {
 		// in February and hour 24, which is what we want; parsing in UTC
 		// keeps every reading (no gaps in UTC).
 		if t, err := time.Parse(l, s); err == nil {
-			return WallOf(t), nil
+			return wallOf(t), nil
 		}
 	}
 	return Wall{}, errorf("dstsafe: parse wall time %q: want YYYY-MM-DDTHH:MM[:SS[.fff]]: %w", s, errInvalidWall)
