@@ -1,8 +1,8 @@
 package dstsafe
 
 // ArgError reports an argument a function refuses: a nil *time.Location
-// (wrapping ErrNilLocation) or an enum value out of range (wrapping
-// ErrUnknownPolicy). Func names the function or option ("Resolve",
+// (wrapping ErrInvalidArgument) or an enum value out of range (wrapping
+// ErrInvalidArgument). Func names the function or option ("Resolve",
 // "WithRunDateLocation") and Arg the parameter ("loc"). errors.Is sees the
 // sentinel through it. Functions that return an error return it for such
 // an argument; those that cannot (Lookup, Transitions, DateOf) panic with

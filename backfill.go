@@ -42,11 +42,11 @@ func BackfillOnlyMissing() BackfillOption {
 // BackfillLimit of them). The job's own overlap policy does not apply:
 // it keeps the runs of its schedule apart, and the ledger keeps any two
 // runs of one period apart. Any other value makes Backfill return a
-// *JobError wrapping an *ArgError wrapping ErrUnknownPolicy.
+// *JobError wrapping an *ArgError wrapping ErrInvalidArgument.
 func BackfillOverlap(o Overlap) BackfillOption {
 	return func(c *backfillConfig) {
 		if o != OverlapQueue && o != OverlapAllow {
-			c.err = &ArgError{Func: "BackfillOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %s for a backfill: want queue or allow", ErrUnknownPolicy, o)}
+			c.err = &ArgError{Func: "BackfillOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %s for a backfill: want queue or allow", errUnknownPolicy, o)}
 			return
 		}
 		c.overlap = o
@@ -110,7 +110,7 @@ type BackfillResult struct {
 // in the result, not the error.
 //
 // The error is a *JobError wrapping ErrUnknownJob, an *ArgError (from >=
-// to: ErrInvalidRange; a bad option), ErrMaxRuns, or the ledger's error
+// to: ErrInvalidArgument; a bad option), ErrMaxRuns, or the ledger's error
 // that stopped it.
 func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time, opts ...BackfillOption) (BackfillResult, error) {
 	var res BackfillResult
@@ -126,7 +126,7 @@ func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time
 	}
 	if !from.Before(to) {
 		return fail(&ArgError{Func: "Backfill", Arg: "to", Err: fmt.Errorf("%w: [%s, %s) is empty",
-			ErrInvalidRange, from.Format(time.RFC3339), to.Format(time.RFC3339))})
+			errInvalidRange, from.Format(time.RFC3339), to.Format(time.RFC3339))})
 	}
 	j, spec, sim := s.byHand(job)
 	defer sim.end()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // Backfilling the two Chicago nights days later runs exactly the periods
@@ -55,7 +56,7 @@ func TestBackfillAcrossTheNights(t *testing.T) {
 					require.Equal(t, want[i].Kind, f.Kind, "%v", f)
 					require.Equal(t, wallOfNaiveSeconds(want[i].Wall), f.Wall, "%v", f)
 					require.NoError(t, f.Err)
-					require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventSucceeded},
+					require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.Succeeded},
 						ev.types("sync", f.Period), f.Period)
 				}
 				require.Zero(t, res.Recorded)
@@ -339,14 +340,14 @@ func TestBackfillErrors(t *testing.T) {
 	require.NoError(t, s.Add("report", daily, nop, dstsafe.WithBounds(time.Date(2024, 6, 2, 0, 0, 0, 0, time.UTC), time.Time{})))
 	ctx := context.Background()
 	_, err := s.Backfill(ctx, "report", now, now)
-	require.ErrorIs(t, err, dstsafe.ErrInvalidRange)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	var ae *dstsafe.ArgError
 	require.ErrorAs(t, err, &ae)
 	_, err = s.Backfill(ctx, "nope", now.AddDate(0, 0, -1), now)
 	require.ErrorIs(t, err, dstsafe.ErrUnknownJob)
 	for _, o := range []dstsafe.Overlap{dstsafe.OverlapSkip, dstsafe.OverlapCancelRunning, dstsafe.OverlapBufferOne} {
 		_, err = s.Backfill(ctx, "report", now.AddDate(0, 0, -1), now, dstsafe.BackfillOverlap(o))
-		require.ErrorIs(t, err, dstsafe.ErrUnknownPolicy, o.String())
+		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument, o.String())
 	}
 	res, err := s.Backfill(ctx, "report", time.Date(2024, 5, 30, 0, 0, 0, 0, time.UTC), now.AddDate(0, 0, 3))
 	require.NoError(t, err)

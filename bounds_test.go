@@ -56,7 +56,7 @@ func TestBoundsAcrossTheNights(t *testing.T) {
 			require.Less(t, len(want), len(all))
 			require.Equal(t, periods(want), firePeriods(fires, "sync"))
 			require.Len(t, records(t, ledger, "sync"), len(want))
-			require.ErrorIs(t, s.RunNow(context.Background(), "sync", tc.outside), dstsafe.ErrUnknownPeriod)
+			require.ErrorIs(t, s.RunNow(context.Background(), "sync", tc.outside), dstsafe.ErrInvalidArgument)
 			if !tc.end.IsZero() {
 				d, err := s.Describe(context.Background(), "sync", 5)
 				require.NoError(t, err)
@@ -72,7 +72,7 @@ func TestBoundsArguments(t *testing.T) {
 	at := time.Date(2024, 6, 1, 6, 0, 0, 0, time.UTC)
 	s, _, _ := newSim(t, at.Add(-time.Hour))
 	err := s.Add("a", mustCron(t, "0 6 * * *"), nop, dstsafe.WithBounds(at, at.Add(-time.Second)))
-	require.ErrorIs(t, err, dstsafe.ErrInvalidRange)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	var ae *dstsafe.ArgError
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, "WithBounds", ae.Func)

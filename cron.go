@@ -61,7 +61,7 @@ func WithSeconds() CronOption { return func(c *cronConfig) { c.seconds = true } 
 // WithLocation sets the zone of a spec that has no CRON_TZ= or TZ= prefix.
 // Without it such a spec is in UTC, never the machine's local zone.
 // A prefix in the spec wins. A nil loc is never a default: ParseCron
-// returns a *ParseError (Field "option") wrapping ErrNilLocation.
+// returns a *ParseError (Field "option") wrapping ErrInvalidArgument.
 func WithLocation(loc *time.Location) CronOption {
 	return func(c *cronConfig) {
 		if loc == nil {

@@ -4,6 +4,8 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"time"
+
+	"github.com/dstsafe/dstsafe/internal/civil"
 )
 
 // Date is a civil date: a day on a calendar, with no time of day and no
@@ -34,13 +36,13 @@ func DateOf(t time.Time, loc *time.Location) Date {
 }
 
 // ParseDate parses an ISO 8601 calendar date, "2024-11-03". A day that
-// does not exist ("2024-02-30") is an error wrapping ErrInvalidWall, never
+// does not exist ("2024-02-30") is an error wrapping ErrInvalidArgument, never
 // rolled over into the next month.
 func ParseDate(s string) (Date, error) {
 	// time.Parse checks the day against the month for this layout.
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
-		return Date{}, fmt.Errorf("dstsafe: parse date %q: want YYYY-MM-DD, a real calendar date: %w", s, ErrInvalidWall)
+		return Date{}, fmt.Errorf("dstsafe: parse date %q: want YYYY-MM-DD, a real calendar date: %w", s, errInvalidWall)
 	}
 	return DateOf(t, time.UTC), nil
 }
@@ -144,100 +146,33 @@ func cmpInt(a, b int) int {
 
 const secondsPerDay = 86400
 
-// daysFromCivil returns the number of days from 1970-01-01 to y-m-d in the
-// proleptic Gregorian calendar (Howard Hinnant's algorithm).
-func daysFromCivil(y int, m time.Month, d int) int64 {
-	yy := int64(y)
-	if m <= 2 {
-		yy--
+// Start returns the first instant of date d in loc: the start of the local
+// day, which is not always midnight. Where the clocks skip midnight
+// (America/Havana 2024-03-10, Asia/Beirut, America/Santiago) it is the end
+// of the gap, the day's first real instant (01:00), never the instant
+// time.Date would pick; where midnight happens twice it is the first
+// 00:00. A day the zone skipped entirely (Pacific/Apia 2011-12-30) starts
+// where the next one does: d.Start(loc) == d.AddDays(1).Start(loc), an
+// empty day. The day's instants are [d.Start(loc), d.AddDays(1).Start(loc)).
+//
+// Billing "at local midnight" is Start, resolved once per date, never
+// time.Date(y, m, d, 0, 0, 0, 0, loc) or t.Truncate(24*time.Hour). It
+// panics if loc is nil, like time.Date.
+func (d Date) Start(loc *time.Location) time.Time {
+	if loc == nil {
+		panic("dstsafe: Date.Start: nil *time.Location")
 	}
-	era := yy / 400
-	if yy < 0 && yy%400 != 0 {
-		era--
+	r := Lookup(Wall{Year: d.Year, Month: d.Month, Day: d.Day}, loc)
+	if r.Kind == Gap {
+		return r.Transition.At
 	}
-	yoe := yy - era*400
-	mm := int64(m)
-	if mm > 2 {
-		mm -= 3
-	} else {
-		mm += 9
-	}
-	doy := (153*mm+2)/5 + int64(d) - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
+	return r.Earlier
 }
 
-// civilFromDays is the inverse of daysFromCivil. In the range of years
-// that matter it uses Neri and Schneider's Euclidean affine algorithm
-// ("Euclidean affine functions and their application to calendar
-// algorithms", 2022), which needs no division by a variable.
-func civilFromDays(z int64) (int, time.Month, int) {
-	const shift = 82 // 400-year cycles added to keep the arithmetic unsigned
-	const k = 719468 + 146097*shift
-	if z < -k || z > 1<<29 {
-		return civilFromDaysSlow(z)
-	}
-	n := uint64(z + k)
-	n1 := 4*n + 3
-	c := n1 / 146097
-	nc := n1 % 146097 / 4
-	n2 := 4*nc + 3
-	p2 := 2939745 * n2
-	zz := p2 >> 32
-	ny := (p2 & 0xFFFFFFFF) / 2939745 / 4
-	y := int64(100*c+zz) - 400*shift
-	n3 := 2141*ny + 197913
-	m := n3 >> 16
-	d := (n3&0xFFFF)/2141 + 1
-	if ny >= 306 {
-		y++
-		m -= 12
-	}
-	return int(y), time.Month(m), int(d)
-}
-
-func civilFromDaysSlow(z int64) (int, time.Month, int) {
-	z += 719468
-	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era--
-	}
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y := yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d := doy - (153*mp+2)/5 + 1
-	m := mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	return int(y), time.Month(m), int(d)
-}
-
-// weekdayOf returns the weekday of a day count from daysFromCivil.
-func weekdayOf(days int64) time.Weekday {
-	w := (days + 4) % 7 // 1970-01-01 was a Thursday
-	if w < 0 {
-		w += 7
-	}
-	return time.Weekday(w)
-}
-
-func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
-
-func daysIn(y int, m time.Month) int {
-	switch m {
-	case time.February:
-		if isLeap(y) {
-			return 29
-		}
-		return 28
-	case time.April, time.June, time.September, time.November:
-		return 30
-	}
-	return 31
-}
+// The civil day arithmetic lives in internal/civil, shared with package
+// calendar; these names keep the call sites short.
+func daysFromCivil(y int, m time.Month, d int) int64 { return civil.DaysFromCivil(y, m, d) }
+func civilFromDays(z int64) (int, time.Month, int)   { return civil.CivilFromDays(z) }
+func weekdayOf(days int64) time.Weekday              { return civil.WeekdayOf(days) }
+func isLeap(y int) bool                              { return civil.IsLeap(y) }
+func daysIn(y int, m time.Month) int                 { return civil.DaysIn(y, m) }

@@ -37,7 +37,7 @@ func TestParseDate(t *testing.T) {
 		"2024-11-3", "24-11-03", "2024/11/03", "2024-11-03T00:00", " 2024-11-03",
 	} {
 		_, err := dstsafe.ParseDate(bad)
-		assert.ErrorIs(t, err, dstsafe.ErrInvalidWall, "%q", bad)
+		assert.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "%q", bad)
 	}
 }
 
@@ -144,7 +144,7 @@ func TestDateText(t *testing.T) {
 	assert.Equal(t, mkDate(2024, 11, 3), r.RunDate)
 
 	r.RunDate = mkDate(2024, 1, 1)
-	assert.ErrorIs(t, json.Unmarshal([]byte(`{"run_date":"2024-02-30"}`), &r), dstsafe.ErrInvalidWall)
+	assert.ErrorIs(t, json.Unmarshal([]byte(`{"run_date":"2024-02-30"}`), &r), dstsafe.ErrInvalidArgument)
 	assert.Equal(t, mkDate(2024, 1, 1), r.RunDate, "unchanged after an error")
 
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
@@ -176,7 +176,7 @@ func TestDateSQL(t *testing.T) {
 	}
 	var d dstsafe.Date
 	assert.Error(t, d.Scan(42))
-	assert.ErrorIs(t, d.Scan("2024-11-31"), dstsafe.ErrInvalidWall)
+	assert.ErrorIs(t, d.Scan("2024-11-31"), dstsafe.ErrInvalidArgument)
 }
 
 // AddDays and AddMonths agree with the time package over four centuries

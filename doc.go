@@ -70,8 +70,8 @@
 // [GapPolicy], [PeriodKey], [Disambiguation], [State], [Overlap]) and [Date]
 // implement encoding.TextMarshaler and TextUnmarshaler with the names their
 // String methods print, so they work with flag.TextVar, JSON and YAML. An
-// enum's unknown name is an error wrapping [ErrUnknownPolicy], a date that
-// is not on the calendar one wrapping [ErrInvalidWall].
+// enum's unknown name is an error wrapping [ErrInvalidArgument], a date that
+// is not on the calendar one wrapping [ErrInvalidArgument].
 //
 // # Recurrence rules and calendars
 //
@@ -130,7 +130,7 @@
 // panics. A nil option function is ignored too. A nil *time.Location is
 // never a default, since the zone decides what a fold or a gap is: a
 // function that returns an error returns a typed one naming the argument
-// and wrapping [ErrNilLocation] ([ParseCron] a *ParseError for
+// and wrapping [ErrInvalidArgument] ([ParseCron] a *ParseError for
 // WithLocation(nil), [Scheduler.Add] a *JobError for
 // WithRunDateLocation(nil), [Resolve] an *ArgError); one that cannot
 // ([Lookup], [Transitions], [DateOf]) panics with a message naming itself,

@@ -205,7 +205,7 @@ func ExampleBackfillOverlap() {
 		_, err := s.Backfill(context.Background(), "report", time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), clock.Now(),
 			dstsafe.BackfillOverlap(dstsafe.OverlapSkip))
 		return err
-	}(), dstsafe.ErrUnknownPolicy))
+	}(), dstsafe.ErrInvalidArgument))
 	// Output:
 	// 7 <nil>
 	// true
@@ -227,7 +227,7 @@ func ExampleWithJitter() {
 		fmt.Println(f.Period, f.Due.Format(time.RFC3339), late >= 0 && late < 15*time.Minute)
 	}
 	err := s.Add("meter2", twice, func(context.Context, dstsafe.Run) error { return nil }, dstsafe.WithJitter(time.Hour))
-	fmt.Println(errors.Is(err, dstsafe.ErrJitterTooLong))
+	fmt.Println(errors.Is(err, dstsafe.ErrInvalidArgument))
 	// Output:
 	// 2024-11-03T01:30:00 2024-11-03T01:30:00-05:00 true
 	// 2024-11-03T01:30:00;fold=1 2024-11-03T01:30:00-06:00 true

@@ -65,11 +65,11 @@ func ExampleScheduler_Add() {
 
 	fmt.Println(s.Add("report", daily, job))
 	err := s.Add("report", daily, job)
-	fmt.Println(errors.Is(err, dstsafe.ErrDuplicateJob), err)
+	fmt.Println(errors.Is(err, dstsafe.ErrInvalidArgument), err)
 	err = s.Add("", daily, job)
-	fmt.Println(errors.Is(err, dstsafe.ErrInvalidJobName))
+	fmt.Println(errors.Is(err, dstsafe.ErrInvalidArgument))
 	err = s.Add("export", nil, job)
-	fmt.Println(errors.Is(err, dstsafe.ErrNilSchedule))
+	fmt.Println(errors.Is(err, dstsafe.ErrInvalidArgument))
 	// Output:
 	// <nil>
 	// true dstsafe: job "report": dstsafe: duplicate job name
@@ -96,7 +96,7 @@ func ExampleScheduler_RunNow() {
 		fmt.Println("already", claimed.Existing.State, "by", claimed.Existing.Owner)
 	}
 	err = s.RunNow(context.Background(), "billing", "2024-11-03T02:30:00")
-	fmt.Println(errors.Is(err, dstsafe.ErrUnknownPeriod))
+	fmt.Println(errors.Is(err, dstsafe.ErrInvalidArgument))
 	// Output:
 	// charging for 2024-11-03
 	// <nil>
@@ -219,7 +219,7 @@ func ExampleWithRunDateLocation() {
 	_, _ = dstsafe.Simulate(context.Background(), s, 24*time.Hour)
 
 	err := s.Add("refunds", billing, job, dstsafe.WithRunDateLocation(nil))
-	fmt.Println(errors.Is(err, dstsafe.ErrNilLocation))
+	fmt.Println(errors.Is(err, dstsafe.ErrInvalidArgument))
 	// Output:
 	// period 2024-11-03 bills 2024-11-02 due 22:30 CDT
 	// true
@@ -230,7 +230,7 @@ func ExampleWithRunDateLocation() {
 func ExampleArgError() {
 	_, err := dstsafe.Resolve(dstsafe.Wall{Year: 2024, Month: 3, Day: 10, Hour: 2, Minute: 30}, nil, dstsafe.Compatible)
 	var ae *dstsafe.ArgError
-	fmt.Println(errors.As(err, &ae), ae.Func, ae.Arg, errors.Is(err, dstsafe.ErrNilLocation))
+	fmt.Println(errors.As(err, &ae), ae.Func, ae.Arg, errors.Is(err, dstsafe.ErrInvalidArgument))
 	fmt.Println(err)
 	// Output:
 	// true Resolve loc true

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"github.com/dstsafe/dstsafe/internal/civil"
 )
 
 // Internals the external tests (package dstsafe_test) use.
@@ -12,7 +14,7 @@ import (
 // package in date_test.go.
 var (
 	CivilFromDays     = civilFromDays
-	CivilFromDaysSlow = civilFromDaysSlow
+	CivilFromDaysSlow = civil.CivilFromDaysSlow
 	DaysFromCivil     = daysFromCivil
 	WeekdayOf         = weekdayOf
 )

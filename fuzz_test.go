@@ -329,7 +329,7 @@ func FuzzResolve(f *testing.F) {
 		r := dstsafe.Lookup(w, z.Loc)
 		got, err := dstsafe.Resolve(w, z.Loc, dis)
 		if w.Validate() != nil {
-			if r.Kind != 0 || !errors.Is(err, dstsafe.ErrInvalidWall) || !got.IsZero() {
+			if r.Kind != 0 || !errors.Is(err, dstsafe.ErrInvalidArgument) || !got.IsZero() {
 				t.Fatalf("invalid wall %+v in %s: Lookup Kind %v, Resolve %v, %v", w, z.Name, r.Kind, got, err)
 			}
 			return

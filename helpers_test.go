@@ -20,3 +20,5 @@ func mustTime(tb testing.TB, s string) time.Time {
 func wall(y int, mo time.Month, d, h, mi, s int) dstsafe.Wall {
 	return dstsafe.Wall{Year: y, Month: mo, Day: d, Hour: h, Minute: mi, Second: s}
 }
+
+func date(y int, m time.Month, d int) dstsafe.Date { return dstsafe.Date{Year: y, Month: m, Day: d} }

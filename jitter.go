@@ -1,18 +1,11 @@
 package dstsafe
 
 import (
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/bits"
 	"time"
 )
-
-// ErrJitterTooLong: WithJitter was given a delay that is not shorter than
-// the schedule's shortest interval, so a period's delayed start could
-// reach its successor's. The *ArgError that wraps it names the interval
-// and the two occurrences it lies between.
-var ErrJitterTooLong = errors.New("dstsafe: jitter not shorter than the schedule's shortest interval")
 
 // WithJitter delays the start of each period by a duration in [0, max),
 // so that many replicas or jobs due at one instant do not all hit a
@@ -29,7 +22,7 @@ var ErrJitterTooLong = errors.New("dstsafe: jitter not shorter than the schedule
 // 01:30+max CDT on 2024-11-03, and a 02:30 job shifted to 03:30 CDT on
 // 2024-03-10 starts between 03:30 and 03:30+max.
 //
-// Add and Update refuse (an *ArgError wrapping ErrJitterTooLong) a max
+// Add and Update refuse (an *ArgError wrapping ErrInvalidArgument) a max
 // that is not less than the schedule's shortest interval between two
 // consecutive occurrences, measured in real time from the Add on (within
 // WithBounds), where the transitions shorten it: 23 h for a daily
@@ -43,11 +36,11 @@ var ErrJitterTooLong = errors.New("dstsafe: jitter not shorter than the schedule
 // closer than anywhere else (Australia/Lord_Howe's 30-minute gap makes
 // "0,20,45 * * * *" with GapShift run 5 minutes apart). A schedule with fewer
 // than two occurrences takes any jitter. A negative max is an *ArgError
-// wrapping ErrInvalidRange; zero means no jitter (the default).
+// wrapping ErrInvalidArgument; zero means no jitter (the default).
 func WithJitter(max time.Duration) JobOption {
 	return func(c *jobConfig) {
 		if max < 0 {
-			c.fail(&ArgError{Func: "WithJitter", Arg: "max", Err: fmt.Errorf("%w: negative jitter %v", ErrInvalidRange, max)})
+			c.fail(&ArgError{Func: "WithJitter", Arg: "max", Err: fmt.Errorf("%w: negative jitter %v", errInvalidRange, max)})
 			return
 		}
 		c.jitter = max
@@ -185,5 +178,5 @@ func (sp *jobSpec) checkJitter(now time.Time) error {
 		where = fmt.Sprintf(", between %s and %s", g.a.Format(time.RFC3339), g.b.Format(time.RFC3339))
 	}
 	return &ArgError{Func: "WithJitter", Arg: "max", Err: fmt.Errorf("%w: %v is not less than %v%s",
-		ErrJitterTooLong, sp.cfg.jitter, g.d, where)}
+		errJitterTooLong, sp.cfg.jitter, g.d, where)}
 }

@@ -192,12 +192,12 @@ func TestJitterRefusedAtTheShortestInterval(t *testing.T) {
 				return s.Add(name, tc.sched, nop, append(tc.opts, dstsafe.WithJitter(jitter))...)
 			}
 			err := add("at", want)
-			require.ErrorIs(t, err, dstsafe.ErrJitterTooLong)
+			require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 			var ae *dstsafe.ArgError
 			require.ErrorAs(t, err, &ae)
 			require.Equal(t, "WithJitter", ae.Func)
 			require.NoError(t, add("below", want-time.Millisecond))
-			require.ErrorIs(t, s.Update("below", tc.sched, append(tc.opts, dstsafe.WithJitter(want))...), dstsafe.ErrJitterTooLong)
+			require.ErrorIs(t, s.Update("below", tc.sched, append(tc.opts, dstsafe.WithJitter(want))...), dstsafe.ErrInvalidArgument)
 		})
 	}
 }
@@ -207,7 +207,7 @@ func TestJitterRefusedAtTheShortestInterval(t *testing.T) {
 func TestJitterArguments(t *testing.T) {
 	s, _, _ := newSim(t, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	err := s.Add("a", mustCron(t, "0 0 * * *"), nop, dstsafe.WithJitter(-time.Second))
-	require.ErrorIs(t, err, dstsafe.ErrInvalidRange)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	once := mustCron(t, "0 0 * * *")
 	bounds := dstsafe.WithBounds(time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), time.Date(2024, 1, 2, 12, 0, 0, 0, time.UTC))
 	require.NoError(t, s.Add("b", once, nop, bounds, dstsafe.WithJitter(1000*time.Hour)))

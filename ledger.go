@@ -24,9 +24,9 @@ import (
 // the old holder gets ErrLeaseLost and its late result is never written.
 //
 // Every method refuses a bad job name, period or owner (empty, longer than
-// MaxKeyLen bytes, not UTF-8, containing NUL) with a *KeyError wrapping
-// ErrInvalidKey before touching storage, and an out-of-range argument
-// with an error wrapping ErrInvalidRequest. When ctx ends, the error
+// ledgerkit.MaxKeyLen bytes, not UTF-8, containing NUL) with a *KeyError wrapping
+// ErrInvalidArgument before touching storage, and an out-of-range argument
+// with an error wrapping ErrInvalidArgument. When ctx ends, the error
 // wraps ctx.Err() (errors.Is(err, context.Canceled)).
 //
 // An error that retrying cannot fix (a table never migrated, a closed pool
@@ -150,7 +150,7 @@ type ClaimRequest struct {
 	// claimed after it, records the new one. So a record says which
 	// schedule was in force by the time it was claimed, and a scheduler
 	// restarted under an edited schedule can tell whether, and since
-	// when, the edit took effect (see CatchUpPolicy). At most MaxKeyLen
+	// when, the edit took effect (see CatchUpPolicy). At most ledgerkit.MaxKeyLen
 	// bytes of UTF-8 without NUL.
 	Schedule string
 }
@@ -179,13 +179,6 @@ var (
 	ErrLeaseLost = errors.New("dstsafe: lease lost")
 	// ErrNotFound: the period has no record.
 	ErrNotFound = errors.New("dstsafe: no record")
-	// ErrInvalidKey: an empty, over-long or non-UTF-8 job name, period or
-	// owner. The error is a *KeyError naming the field.
-	ErrInvalidKey = errors.New("dstsafe: invalid ledger key")
-	// ErrInvalidRequest: a ledger call with an argument that is not a key
-	// but is out of range: a negative lease or MaxAttempts, or Finish with a
-	// state other than succeeded, failed or skipped.
-	ErrInvalidRequest = errors.New("dstsafe: invalid ledger request")
 	// ErrPermanent: the ledger cannot work until someone changes
 	// something, and retrying will not help: its table was never migrated,
 	// its pool or client was closed, its credentials were refused. Backends
@@ -214,19 +207,20 @@ func (e *ClaimedError) Error() string {
 // Unwrap returns ErrAlreadyClaimed.
 func (e *ClaimedError) Unwrap() error { return ErrAlreadyClaimed }
 
-// Limits on what a ledger stores. Every backend enforces them, so a key
-// that one backend accepts is accepted by all.
+// Limits on what a ledger stores (exported as ledgerkit.ledgerkit.MaxKeyLen and
+// ledgerkit.ledgerkit.MaxReasonLen). Every backend enforces them, so a key that one
+// backend accepts is accepted by all.
 const (
-	// MaxKeyLen is the longest job name, period, owner or schedule
+	// maxKeyLen is the longest job name, period, owner or schedule
 	// fingerprint, in bytes.
-	MaxKeyLen = 255
-	// MaxReasonLen is the longest failure reason kept, in bytes; longer
+	maxKeyLen = 255
+	// maxReasonLen is the longest failure reason kept, in bytes; longer
 	// reasons are cut at a rune boundary.
-	MaxReasonLen = 4096
+	maxReasonLen = 4096
 )
 
 // KeyError reports a job name, period, owner, schedule or List bound that
-// a ledger refuses. errors.Is(err, ErrInvalidKey) reports true for it.
+// a ledger refuses. errors.Is(err, ErrInvalidArgument) reports true for it.
 type KeyError struct {
 	Field  string // "job", "period", "owner", "schedule", "from" or "to"
 	Value  string // the value as given (possibly not UTF-8)
@@ -237,8 +231,8 @@ func (e *KeyError) Error() string {
 	return fmt.Sprintf("dstsafe: invalid ledger key: %s %q: %s", e.Field, e.Value, e.Reason)
 }
 
-// Unwrap returns ErrInvalidKey.
-func (e *KeyError) Unwrap() error { return ErrInvalidKey }
+// Unwrap returns ErrInvalidArgument.
+func (e *KeyError) Unwrap() error { return errInvalidKey }
 
 // StateAt returns the state of r at instant now: StateAbandoned for a
 // running record whose lease ended before now, r.State otherwise.
@@ -407,7 +401,7 @@ func (m *MemoryLedger) Heartbeat(ctx context.Context, job, period string, token 
 }
 
 // Finish implements Ledger. The reason is stored as valid UTF-8 without
-// NUL bytes, cut to MaxReasonLen bytes (ledgerkit.NormalizeReason).
+// NUL bytes, cut to ledgerkit.MaxReasonLen bytes (ledgerkit.NormalizeReason).
 func (m *MemoryLedger) Finish(ctx context.Context, job, period string, token int64, state State, reason string) (Record, error) {
 	reason, err := checkFinish(ctx, job, period, state, reason)
 	if err != nil {

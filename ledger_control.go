@@ -18,7 +18,7 @@ import (
 // one; on a plain Ledger they return an error wrapping ErrNotSupported.
 //
 // The preambles are those of Ledger: a bad job name, period or By gives a
-// *KeyError wrapping ErrInvalidKey before storage is touched, and a done
+// *KeyError wrapping ErrInvalidArgument before storage is touched, and a done
 // ctx gives ctx.Err().
 type ControlLedger interface {
 	Ledger

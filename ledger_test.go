@@ -28,9 +28,9 @@ func TestValidateKey(t *testing.T) {
 		{"date period", "2024-11-03", true},
 		{"fold period keeps its offset", "2024-11-03T01:30-06:00", true},
 		{"multibyte job", "facturación", true},
-		{"exactly MaxKeyLen bytes", strings.Repeat("a", dstsafe.MaxKeyLen), true},
+		{"exactly MaxKeyLen bytes", strings.Repeat("a", ledgerkit.MaxKeyLen), true},
 		{"empty", "", false},
-		{"one byte too long", strings.Repeat("a", dstsafe.MaxKeyLen+1), false},
+		{"one byte too long", strings.Repeat("a", ledgerkit.MaxKeyLen+1), false},
 		{"Latin-1 byte from a legacy system", "factura\xe7ion", false},
 		{"NUL from a C string", "billing\x00", false},
 	}
@@ -43,8 +43,8 @@ func TestValidateKey(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, dstsafe.ErrInvalidKey) {
-				t.Fatalf("ValidateKey(%q) = %v, want ErrInvalidKey", tt.key, err)
+			if !errors.Is(err, dstsafe.ErrInvalidArgument) {
+				t.Fatalf("ValidateKey(%q) = %v, want ErrInvalidArgument", tt.key, err)
 			}
 			var ke *dstsafe.KeyError
 			if !errors.As(err, &ke) || ke.Field != "period" || ke.Value != tt.key || ke.Reason == "" {
@@ -63,7 +63,7 @@ func TestEffectiveLease(t *testing.T) {
 		{30 * time.Second, 30 * time.Second, nil},
 		{time.Nanosecond, time.Microsecond, nil},        // kept to microseconds, never zero
 		{1500 * time.Nanosecond, time.Microsecond, nil}, // truncated like the instants
-		{-time.Second, 0, dstsafe.ErrInvalidRequest},    // a lease in the past is a bug
+		{-time.Second, 0, dstsafe.ErrInvalidArgument},   // a lease in the past is a bug
 	}
 	for _, tt := range tests {
 		got, err := ledgerkit.EffectiveLease(tt.in)
@@ -80,14 +80,14 @@ func TestEffectiveLease(t *testing.T) {
 }
 
 func TestNormalizeReason(t *testing.T) {
-	long := strings.Repeat("€", dstsafe.MaxReasonLen) // 3 bytes a rune: the cut falls mid-rune
+	long := strings.Repeat("€", ledgerkit.MaxReasonLen) // 3 bytes a rune: the cut falls mid-rune
 	tests := []struct {
 		in, want string
 	}{
 		{"ok", "ok"},
 		{"a\x80b", "a\uFFFDb"},
 		{"a\x00b", "ab"},
-		{long, long[:dstsafe.MaxReasonLen/3*3]},
+		{long, long[:ledgerkit.MaxReasonLen/3*3]},
 	}
 	for _, tt := range tests {
 		if got := ledgerkit.NormalizeReason(tt.in); got != tt.want {
@@ -168,7 +168,7 @@ func TestNewMemoryLedgerNilClock(t *testing.T) {
 	}
 }
 
-// Any string is either refused with ErrInvalidKey or claimable exactly
+// Any string is either refused with ErrInvalidArgument or claimable exactly
 // once under exactly that key.
 func FuzzMemoryLedgerKeys(f *testing.F) {
 	for _, s := range []string{"2024-11-03", "2024-11-03T01:30-06:00", "", "factura\xe7ion", "billing\x00", "é", strings.Repeat("a", 256)} {
@@ -177,13 +177,13 @@ func FuzzMemoryLedgerKeys(f *testing.F) {
 	f.Fuzz(func(t *testing.T, job, period string) {
 		l := dstsafe.NewMemoryLedger(clockwork.NewFakeClock())
 		valid := func(s string) bool {
-			return s != "" && len(s) <= dstsafe.MaxKeyLen && utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+			return s != "" && len(s) <= ledgerkit.MaxKeyLen && utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 		}
 		req := dstsafe.ClaimRequest{Job: job, Period: period, Owner: "w"}
 		r, err := l.Claim(t.Context(), req)
 		if !valid(job) || !valid(period) {
-			if !errors.Is(err, dstsafe.ErrInvalidKey) {
-				t.Fatalf("Claim(%q, %q) = %v, want ErrInvalidKey", job, period, err)
+			if !errors.Is(err, dstsafe.ErrInvalidArgument) {
+				t.Fatalf("Claim(%q, %q) = %v, want ErrInvalidArgument", job, period, err)
 			}
 			return
 		}
@@ -202,12 +202,12 @@ func FuzzMemoryLedgerKeys(f *testing.F) {
 // A stored reason is valid UTF-8 without NUL, within MaxReasonLen, and
 // normalising it again changes nothing.
 func FuzzNormalizeReason(f *testing.F) {
-	for _, s := range []string{"ok", "a\x80b", "nul\x00", strings.Repeat("€", dstsafe.MaxReasonLen)} {
+	for _, s := range []string{"ok", "a\x80b", "nul\x00", strings.Repeat("€", ledgerkit.MaxReasonLen)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := ledgerkit.NormalizeReason(s)
-		if !utf8.ValidString(got) || strings.ContainsRune(got, 0) || len(got) > dstsafe.MaxReasonLen {
+		if !utf8.ValidString(got) || strings.ContainsRune(got, 0) || len(got) > ledgerkit.MaxReasonLen {
 			t.Fatalf("NormalizeReason(%q) = %q", s, got)
 		}
 		if again := ledgerkit.NormalizeReason(got); again != got {

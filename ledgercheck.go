@@ -52,7 +52,7 @@ func checkClaim(ctx context.Context, r ClaimRequest) (time.Duration, error) {
 		return 0, err
 	}
 	if r.Retry.MaxAttempts < 0 {
-		return 0, fmt.Errorf("%w: negative Retry.MaxAttempts %d", ErrInvalidRequest, r.Retry.MaxAttempts)
+		return 0, fmt.Errorf("%w: negative Retry.MaxAttempts %d", errInvalidRequest, r.Retry.MaxAttempts)
 	}
 	return lease, nil
 }
@@ -74,7 +74,7 @@ func checkFinish(ctx context.Context, job, period string, state State, reason st
 	case StateSucceeded, StateFailed, StateSkipped:
 		return normalizeReason(reason), nil
 	}
-	return "", fmt.Errorf("%w: cannot finish in state %s (%d)", ErrInvalidRequest, state, uint8(state))
+	return "", fmt.Errorf("%w: cannot finish in state %s (%d)", errInvalidRequest, state, uint8(state))
 }
 
 // checkKeys is Get's preamble, and the start of the others.
@@ -103,14 +103,14 @@ func checkList(ctx context.Context, job, from, to string) error {
 }
 
 // validateKey checks a job name, period, owner or schedule: non-empty, at
-// most MaxKeyLen bytes, valid UTF-8 and free of NUL bytes (PostgreSQL's
+// most ledgerkit.MaxKeyLen bytes, valid UTF-8 and free of NUL bytes (PostgreSQL's
 // text type cannot hold NUL).
 func validateKey(field, s string) error {
 	switch {
 	case s == "":
 		return &KeyError{Field: field, Value: s, Reason: "empty"}
-	case len(s) > MaxKeyLen:
-		return &KeyError{Field: field, Value: s, Reason: fmt.Sprintf("longer than %d bytes", MaxKeyLen)}
+	case len(s) > maxKeyLen:
+		return &KeyError{Field: field, Value: s, Reason: fmt.Sprintf("longer than %d bytes", maxKeyLen)}
 	}
 	return validateBound(field, s)
 }
@@ -128,12 +128,12 @@ func validateBound(field, s string) error {
 }
 
 // effectiveLease returns DefaultLease for zero, d to the microsecond (at
-// least one) when positive, an error wrapping ErrInvalidRequest when
+// least one) when positive, an error wrapping ErrInvalidArgument when
 // negative.
 func effectiveLease(d time.Duration) (time.Duration, error) {
 	switch {
 	case d < 0:
-		return 0, fmt.Errorf("%w: negative lease %v", ErrInvalidRequest, d)
+		return 0, fmt.Errorf("%w: negative lease %v", errInvalidRequest, d)
 	case d == 0:
 		return DefaultLease, nil
 	case d < time.Microsecond:
@@ -143,14 +143,14 @@ func effectiveLease(d time.Duration) (time.Duration, error) {
 }
 
 // normalizeReason returns s as valid UTF-8 without NUL, cut to
-// MaxReasonLen bytes at a rune boundary.
+// ledgerkit.MaxReasonLen bytes at a rune boundary.
 func normalizeReason(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.ReplaceAll(s, "\x00", "")
-	if len(s) <= MaxReasonLen {
+	if len(s) <= maxReasonLen {
 		return s
 	}
-	cut := MaxReasonLen
+	cut := maxReasonLen
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

@@ -17,7 +17,7 @@ var ErrMaxRuns = errors.New("dstsafe: job has used its runs")
 // periods have succeeded the job has nothing left to run (Describe lists
 // no next occurrence, and RunNow and Backfill report ErrMaxRuns). Zero
 // means no limit (the default); a negative n is an *ArgError wrapping
-// ErrInvalidRange. Folds and gaps change nothing: each of the two readings
+// ErrInvalidArgument. Folds and gaps change nothing: each of the two readings
 // of a FoldBoth fold is a period and counts once, a period shifted out of
 // a gap counts once.
 //
@@ -31,13 +31,13 @@ var ErrMaxRuns = errors.New("dstsafe: job has used its runs")
 // succeeded or held is recorded skipped ("max runs: the job has used its
 // runs"); a failed run frees its slot. Runs are counted from the first
 // one under WithMaxRuns: periods that succeeded before are not. The job
-// name must leave room for the suffix (at most MaxKeyLen-9 bytes), or Add
-// returns a *JobError wrapping ErrInvalidJobName. Changing n with Update
+// name must leave room for the suffix (at most ledgerkit.MaxKeyLen-9 bytes), or Add
+// returns a *JobError wrapping ErrInvalidArgument. Changing n with Update
 // takes effect at once; slots above a lowered n stay counted.
 func WithMaxRuns(n int) JobOption {
 	return func(c *jobConfig) {
 		if n < 0 {
-			c.fail(&ArgError{Func: "WithMaxRuns", Arg: "n", Err: fmt.Errorf("%w: negative count %d", ErrInvalidRange, n)})
+			c.fail(&ArgError{Func: "WithMaxRuns", Arg: "n", Err: fmt.Errorf("%w: negative count %d", errInvalidRange, n)})
 			return
 		}
 		c.maxRuns = n

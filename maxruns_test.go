@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
+	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
 // succeeded counts job's succeeded periods in the ledger.
@@ -100,10 +102,10 @@ func TestMaxRunsAcrossRestarts(t *testing.T) {
 // room for the slots' key.
 func TestMaxRunsArguments(t *testing.T) {
 	s, _, _ := newSim(t, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
-	require.ErrorIs(t, s.Add("a", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(-1)), dstsafe.ErrInvalidRange)
-	name := strings.Repeat("j", dstsafe.MaxKeyLen-len("/max-runs")) // the longest name WithMaxRuns takes
+	require.ErrorIs(t, s.Add("a", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(-1)), dstsafe.ErrInvalidArgument)
+	name := strings.Repeat("j", ledgerkit.MaxKeyLen-len("/max-runs")) // the longest name WithMaxRuns takes
 	require.NoError(t, s.Add(name, mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(1)))
-	require.ErrorIs(t, s.Add(name+"x", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(1)), dstsafe.ErrInvalidJobName)
+	require.ErrorIs(t, s.Add(name+"x", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(1)), dstsafe.ErrInvalidArgument)
 	require.NoError(t, s.Add("b", mustCron(t, "0 * * * *"), nop, dstsafe.WithMaxRuns(0)))
 }
 
@@ -143,6 +145,6 @@ func TestMaxRunsSlotLostBeforeSuccess(t *testing.T) {
 	require.Zero(t, succeeded(t, ledger, "sync"))
 	slot := records(t, ledger, "sync/max-runs")["0000000001"]
 	require.Equal(t, "thief", slot.Owner)
-	require.True(t, ev.has(dstsafe.EventFailed, "2024-06-01T06:00:00"))
-	require.False(t, ev.has(dstsafe.EventSucceeded, "2024-06-01T06:00:00"))
+	require.True(t, ev.has(event.Failed, "2024-06-01T06:00:00"))
+	require.False(t, ev.has(event.Succeeded, "2024-06-01T06:00:00"))
 }

@@ -90,7 +90,7 @@ func WithWakeInterval(d time.Duration) SchedulerOption {
 }
 
 // WithObserver tells o about everything the Scheduler does with each
-// period (see Observer and EventType for what is emitted where). Several
+// period (see Observer and event.Type for what is emitted where). Several
 // WithObserver options all observe, in the order given; a nil Observer is
 // ignored. Defaults to none.
 func WithObserver(o Observer) SchedulerOption {
@@ -140,7 +140,7 @@ func WithCatchUp(p CatchUpPolicy) JobOption {
 
 // WithOverlap sets what happens when a period comes due while the job's
 // previous run is still going. Defaults to OverlapSkip. A value out of
-// range makes Add return a *JobError wrapping ErrUnknownPolicy.
+// range makes Add return a *JobError wrapping ErrInvalidArgument.
 func WithOverlap(o Overlap) JobOption {
 	return func(c *jobConfig) { c.overlap = o }
 }
@@ -189,11 +189,11 @@ func WithMisfireThreshold(d time.Duration) JobOption {
 // wall reading instead, which differs only when a gap pushes a run past
 // midnight (America/Nuuk, 2024-03-30 23:30 ran at 03-31 00:30 and is the
 // 03-30 run). A nil loc is never a default: Add returns a *JobError
-// wrapping ErrNilLocation.
+// wrapping ErrInvalidArgument.
 func WithRunDateLocation(loc *time.Location) JobOption {
 	return func(c *jobConfig) {
 		if loc == nil {
-			c.fail(&ArgError{Func: "WithRunDateLocation", Arg: "loc", Err: ErrNilLocation})
+			c.fail(&ArgError{Func: "WithRunDateLocation", Arg: "loc", Err: errNilLocation})
 		}
 		c.runDateLoc = loc
 	}
@@ -207,11 +207,11 @@ func WithRunDateLocation(loc *time.Location) JobOption {
 // of a Chicago fold would then be two periods. Always set it for a plain
 // schedule with a zone. It is ignored for an OccurrenceSchedule (a *Cron),
 // which keys its own periods in its own zone. A nil loc is never a
-// default: Add returns a *JobError wrapping ErrNilLocation.
+// default: Add returns a *JobError wrapping ErrInvalidArgument.
 func WithScheduleLocation(loc *time.Location) JobOption {
 	return func(c *jobConfig) {
 		if loc == nil {
-			c.fail(&ArgError{Func: "WithScheduleLocation", Arg: "loc", Err: ErrNilLocation})
+			c.fail(&ArgError{Func: "WithScheduleLocation", Arg: "loc", Err: errNilLocation})
 		}
 		c.scheduleLoc = loc
 	}
@@ -228,12 +228,12 @@ func WithScheduleLocation(loc *time.Location) JobOption {
 // on 2024-03-10 drops a 02:30 job's run that the gap shifted to 03:30 CDT.
 // After end the job has nothing left to run (Describe lists no next
 // occurrence). An end before start is an *ArgError wrapping
-// ErrInvalidRange.
+// ErrInvalidArgument.
 func WithBounds(start, end time.Time) JobOption {
 	return func(c *jobConfig) {
 		if !start.IsZero() && !end.IsZero() && end.Before(start) {
 			c.fail(&ArgError{Func: "WithBounds", Arg: "end", Err: fmt.Errorf("%w: end %s before start %s",
-				ErrInvalidRange, end.Format(time.RFC3339), start.Format(time.RFC3339))})
+				errInvalidRange, end.Format(time.RFC3339), start.Format(time.RFC3339))})
 			return
 		}
 		c.bounds = &bounds{start, end}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // The reasons the Scheduler records skipped periods with (Record.Reason,
@@ -118,9 +120,9 @@ func (s *Scheduler) setPause(ctx context.Context, job string, paused bool, reaso
 	if err != nil {
 		return &JobError{Job: job, Err: err}
 	}
-	typ, msg := EventResumed, "job resumed"
+	typ, msg := event.Resumed, "job resumed"
 	if paused {
-		typ, msg = EventPaused, "job paused"
+		typ, msg = event.Paused, "job paused"
 	}
 	s.log.Warn(msg, "job", job, "by", p.By, "reason", p.Reason, "since", p.Since)
 	if s.observed() {

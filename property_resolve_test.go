@@ -368,7 +368,7 @@ var invalidWallCases = func() []struct {
 	}
 }()
 
-// TestLookupInvalidWalls: invalid walls are errors wrapping ErrInvalidWall,
+// TestLookupInvalidWalls: invalid walls are errors wrapping ErrInvalidArgument,
 // never normalised, and Lookup reports Kind 0 for them.
 func TestLookupInvalidWalls(t *testing.T) {
 	chicago := zoneNamed(t, "America/Chicago").Loc
@@ -379,12 +379,12 @@ func TestLookupInvalidWalls(t *testing.T) {
 			}
 			for _, d := range []dstsafe.Disambiguation{dstsafe.Compatible, dstsafe.Earlier, dstsafe.Later, dstsafe.Reject} {
 				got, err := dstsafe.Resolve(tc.w, chicago, d)
-				if !errors.Is(err, dstsafe.ErrInvalidWall) || !got.IsZero() {
-					t.Errorf("Resolve(%+v, %v) = %v, %v; want zero and an error wrapping ErrInvalidWall", tc.w, d, got, err)
+				if !errors.Is(err, dstsafe.ErrInvalidArgument) || !got.IsZero() {
+					t.Errorf("Resolve(%+v, %v) = %v, %v; want zero and an error wrapping ErrInvalidArgument", tc.w, d, got, err)
 				}
 			}
-			if err := tc.w.Validate(); !errors.Is(err, dstsafe.ErrInvalidWall) {
-				t.Errorf("Validate(%+v) = %v, want ErrInvalidWall", tc.w, err)
+			if err := tc.w.Validate(); !errors.Is(err, dstsafe.ErrInvalidArgument) {
+				t.Errorf("Validate(%+v) = %v, want ErrInvalidArgument", tc.w, err)
 			}
 		})
 	}

@@ -102,14 +102,6 @@ var (
 	// ErrNonexistent is wrapped by the error Resolve returns with Reject for
 	// a wall time that is never read.
 	ErrNonexistent = errors.New("dstsafe: nonexistent wall time")
-	// ErrInvalidWall is wrapped by the error Resolve returns for a Wall whose
-	// fields are out of range (month 13, February 30, hour 24, ...).
-	ErrInvalidWall = errors.New("dstsafe: invalid wall time")
-	// ErrNilLocation is wrapped by the error a function returns for a nil
-	// *time.Location: a location is never optional, since the zone is what
-	// decides a fold or a gap (a *ArgError, *ParseError or *JobError names
-	// the argument).
-	ErrNilLocation = errors.New("nil *time.Location")
 )
 
 // WallOf returns the wall reading of t in t's location.
@@ -318,19 +310,19 @@ func lookupInto(r *Resolution, z *zoneTable, s int64, nsec int) {
 //
 // The Reject error is a *ResolveError naming the zone, the wall reading,
 // the transition and both candidate instants. An invalid Wall (February 30,
-// hour 24, ...) is an error wrapping ErrInvalidWall; it is never normalised.
-// A nil loc is a *ArgError wrapping ErrNilLocation, a Disambiguation out of
-// range one wrapping ErrUnknownPolicy. The result is in loc.
+// hour 24, ...) is an error wrapping ErrInvalidArgument; it is never normalised.
+// A nil loc is a *ArgError wrapping ErrInvalidArgument, a Disambiguation out of
+// range one wrapping ErrInvalidArgument. The result is in loc.
 func Resolve(w Wall, loc *time.Location, d Disambiguation) (time.Time, error) {
 	if loc == nil {
-		return time.Time{}, &ArgError{Func: "Resolve", Arg: "loc", Err: ErrNilLocation}
+		return time.Time{}, &ArgError{Func: "Resolve", Arg: "loc", Err: errNilLocation}
 	}
 	if err := w.Validate(); err != nil {
 		return time.Time{}, err
 	}
 	z, s := tableFor(loc), w.naive()
 	if d < Compatible || d > Reject {
-		return time.Time{}, &ArgError{Func: "Resolve", Arg: "d", Err: fmt.Errorf("%w: Disambiguation %d", ErrUnknownPolicy, int(d))}
+		return time.Time{}, &ArgError{Func: "Resolve", Arg: "d", Err: fmt.Errorf("%w: Disambiguation %d", errUnknownPolicy, int(d))}
 	}
 	k, n := z.near(s)
 	if n == 0 {

@@ -219,7 +219,7 @@ func TestResolveInvalidWall(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := dstsafe.Resolve(c.w, loc, dstsafe.Compatible)
-		require.ErrorIs(t, err, dstsafe.ErrInvalidWall, "%#v", c.w)
+		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "%#v", c.w)
 		var we *dstsafe.WallError
 		require.ErrorAs(t, err, &we)
 		assert.Equal(t, c.field, we.Field, "%#v", c.w)
@@ -234,7 +234,7 @@ func TestResolveInvalidWall(t *testing.T) {
 func TestResolveNilLocationPanics(t *testing.T) {
 	assert.Panics(t, func() { dstsafe.Lookup(wall(2024, 1, 1, 0, 0, 0), nil) })
 	_, err := dstsafe.Resolve(wall(2024, 1, 1, 0, 0, 0), nil, dstsafe.Compatible) // returns errors: no panic
-	assert.ErrorIs(t, err, dstsafe.ErrNilLocation)
+	assert.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	assert.Panics(t, func() { dstsafe.Transitions(nil, time.Time{}, time.Now()) })
 }
 
@@ -360,7 +360,7 @@ func TestWallHelpers(t *testing.T) {
 	assert.Equal(t, wall(2024, 11, 3, 0, 0, 0), got)
 	for _, s := range []string{"2024-02-30T00:00", "2024-11-03T24:00", "2024-13-01", "", "01:30", "2024-11-03T01:30:00-05:00"} {
 		_, err := dstsafe.ParseWall(s)
-		assert.ErrorIs(t, err, dstsafe.ErrInvalidWall, s)
+		assert.ErrorIs(t, err, dstsafe.ErrInvalidArgument, s)
 	}
 }
 
@@ -373,6 +373,8 @@ func TestKindAndDisambiguationStrings(t *testing.T) {
 	assert.Equal(t, "reject", dstsafe.Reject.String())
 	assert.Equal(t, "Disambiguation(9)", dstsafe.Disambiguation(9).String())
 	_, err := dstsafe.Resolve(wall(2024, 1, 1, 0, 0, 0), time.UTC, dstsafe.Disambiguation(9))
-	assert.Error(t, err)
-	assert.False(t, errors.Is(err, dstsafe.ErrInvalidWall))
+	// A policy out of range is refused as an argument, not as a bad wall.
+	var ae *dstsafe.ArgError
+	assert.ErrorAs(t, err, &ae)
+	assert.True(t, errors.Is(err, dstsafe.ErrInvalidArgument))
 }

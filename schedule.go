@@ -1,7 +1,6 @@
 package dstsafe
 
 import (
-	"errors"
 	"strconv"
 	"time"
 )
@@ -130,8 +129,3 @@ func (k PeriodKey) String() string {
 	}
 	return "PeriodKey(" + strconv.Itoa(int(k)) + ")"
 }
-
-// ErrUnknownPolicy is wrapped by the errors for an enum value out of range
-// or a name no value has: the UnmarshalText and MarshalText methods of
-// every enum, and options given a policy out of range.
-var ErrUnknownPolicy = errors.New("dstsafe: unknown policy")

@@ -17,20 +17,9 @@ import (
 )
 
 var (
-	// ErrInvalidJobName: Add was given a job name a ledger cannot key: empty,
-	// longer than MaxKeyLen bytes, not UTF-8 or containing NUL.
-	ErrInvalidJobName = errors.New("dstsafe: invalid job name")
-	// ErrDuplicateJob: Add was given a name already in use.
-	ErrDuplicateJob = errors.New("dstsafe: duplicate job name")
-	// ErrNilSchedule: Add was given a nil Schedule.
-	ErrNilSchedule = errors.New("dstsafe: nil schedule")
-	// ErrNilJobFunc: Add was given a nil job function.
-	ErrNilJobFunc = errors.New("dstsafe: nil job function")
 	// ErrUnknownJob: RunNow, Update or Remove named a job that is not
 	// there (never added, or removed).
 	ErrUnknownJob = errors.New("dstsafe: unknown job")
-	// ErrUnknownPeriod: RunNow named a period the job's schedule never has.
-	ErrUnknownPeriod = errors.New("dstsafe: unknown period")
 	// ErrRunning: Run (or Simulate) was called while the scheduler runs.
 	ErrRunning = errors.New("dstsafe: scheduler already running")
 	// ErrDrainTimeout: Run gave up waiting for in-flight jobs at shutdown.
@@ -41,9 +30,6 @@ var (
 	// ErrOverlapCancelled is the cause of a job context cancelled because
 	// a newer period came due (OverlapCancelRunning).
 	ErrOverlapCancelled = errors.New("dstsafe: cancelled: a newer period came due")
-	// ErrInvalidRange: an empty or reversed range (WithBounds, Backfill)
-	// or a negative duration or count (WithJitter, WithMaxRuns).
-	ErrInvalidRange = errors.New("dstsafe: invalid range")
 )
 
 // JobError is the error Add, Update, Remove, RunNow and Run return about a
@@ -186,10 +172,10 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 // record). Add does no ledger I/O; Run reads the job's latest record in
 // the job's own goroutine.
 //
-// It returns a *JobError wrapping ErrInvalidJobName for a name a ledger
-// cannot key (empty, longer than MaxKeyLen bytes, not UTF-8, with NUL),
-// ErrDuplicateJob for a name already added, ErrNilSchedule, ErrNilJobFunc,
-// ErrNilLocation for a location option given nil, or ErrUnknownPolicy for
+// It returns a *JobError wrapping ErrInvalidArgument for a name a ledger
+// cannot key (empty, longer than ledgerkit.MaxKeyLen bytes, not UTF-8, with NUL),
+// ErrInvalidArgument for a name already added, ErrInvalidArgument, ErrInvalidArgument,
+// ErrInvalidArgument for a location option given nil, or ErrInvalidArgument for
 // a policy value out of range. Nothing is registered then. Fold and gap
 // policies and the period key belong to the schedule (WithFold, WithGap,
 // WithPeriodKey in ParseCron).
@@ -202,10 +188,10 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context, run Run) error, opts ...JobOption) error {
 	fail := func(err error) error { return &JobError{Job: name, Err: err} }
 	if err := validateKey("job", name); err != nil {
-		return fail(fmt.Errorf("%w: %w", ErrInvalidJobName, err))
+		return fail(fmt.Errorf("%w: %w", errInvalidJobName, err))
 	}
 	if fn == nil {
-		return fail(ErrNilJobFunc)
+		return fail(errNilJobFunc)
 	}
 	spec, err := s.newJobSpec(name, sched, fn, opts)
 	if err != nil {
@@ -214,7 +200,7 @@ func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.jobs[name]; dup {
-		return fail(ErrDuplicateJob)
+		return fail(errDuplicateJob)
 	}
 	s.seq++
 	j := &job{name: name, seq: s.seq, spec: spec, qi: -1}
@@ -534,7 +520,7 @@ func (s *Scheduler) drain(rs *runState, cancelJobs context.CancelCauseFunc) erro
 // isPermanent reports whether a ledger error will not go away by retrying:
 // ErrPermanent, or a key or request the ledger refuses.
 func isPermanent(err error) bool {
-	return errors.Is(err, ErrPermanent) || errors.Is(err, ErrInvalidKey) || errors.Is(err, ErrInvalidRequest)
+	return errors.Is(err, ErrPermanent) || errors.Is(err, errInvalidKey) || errors.Is(err, errInvalidRequest)
 }
 
 // fail stops Run for a permanent ledger error of job: Run drains and
@@ -570,7 +556,7 @@ func (s *Scheduler) byHand(job string) (*job, *jobSpec, *simulation) {
 // operators re-running or back-filling a period by hand. It returns the
 // job's error; a *ClaimedError (errors.Is ErrAlreadyClaimed) when the period
 // already has a record, so it did not run; a *JobError wrapping
-// ErrUnknownJob or ErrUnknownPeriod when job is not there or period is not
+// ErrUnknownJob or ErrInvalidArgument when job is not there or period is not
 // one of its schedule's periods (looked up within a few days of the date
 // the period key starts with, or of the business day Excluding moved it
 // to, however far: a run moved out of a closure keeps its period); or a *JobError wrapping the ledger's error
@@ -587,7 +573,7 @@ func (s *Scheduler) RunNow(ctx context.Context, job, period string) error {
 	}
 	o, ok := spec.findPeriod(period)
 	if !ok {
-		return &JobError{Job: job, Period: period, Err: ErrUnknownPeriod}
+		return &JobError{Job: job, Period: period, Err: errUnknownPeriod}
 	}
 	out := s.execute(runEnv{ctx: ctx, sim: sim}, j, task{spec: spec, o: o})
 	if out.ledgerErr != nil {

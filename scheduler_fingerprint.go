@@ -17,7 +17,7 @@ import (
 //
 // ("cron1;America/Chicago;3f2a...;first;shift;wall;0;0;30 1 * * *"): text
 // that parses back into the schedule, so the periods the old schedule
-// missed can be computed under it. One too long for MaxKeyLen is hashed
+// missed can be computed under it. One too long for ledgerkit.MaxKeyLen is hashed
 // ("cron1#<sha256 prefix>;<zone data id>"), which still detects a change. The zone data id
 // (zoneTable.id) changes with the tz database; a change of it alone is not
 // an edit. Plain Schedules have none: edits of them are not detected.
@@ -31,7 +31,7 @@ func fingerprint(c *Cron) string {
 	f := []string{fingerprintVersion, c.loc.String(), zoneDataID(c.loc),
 		c.fold.String(), c.gap.String(), c.key.String(), sec, strconv.FormatInt(c.origin, 10),
 		strings.Join(strings.Fields(c.spec), " ")}
-	if fp := strings.Join(f, ";"); len(fp) <= MaxKeyLen {
+	if fp := strings.Join(f, ";"); len(fp) <= maxKeyLen {
 		return fp
 	}
 	id := f[2]

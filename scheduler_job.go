@@ -96,7 +96,7 @@ func (s *Scheduler) newJobSpec(name string, sched Schedule, fn func(context.Cont
 	cfg := &spec.cfg
 	if cfg.maxRuns > 0 {
 		if err := validateKey("job", maxRunsJob(name)); err != nil {
-			return nil, fmt.Errorf("%w: too long for WithMaxRuns: %w", ErrInvalidJobName, err)
+			return nil, fmt.Errorf("%w: too long for WithMaxRuns: %w", errInvalidJobName, err)
 		}
 	}
 	if cfg.pauseAfter > 0 && s.control == nil {
@@ -111,7 +111,7 @@ func (s *Scheduler) newJobSpec(name string, sched Schedule, fn func(context.Cont
 // newJobSpec checks a schedule and its options.
 func newJobSpec(sched Schedule, fn func(context.Context, Run) error, opts []JobOption) (*jobSpec, error) {
 	if sched == nil || isNilCron(sched) {
-		return nil, ErrNilSchedule
+		return nil, errNilSchedule
 	}
 	cfg := jobConfig{catchUp: CatchUpLatest{}, lease: DefaultLease, misfire: DefaultMisfireThreshold}
 	for _, o := range opts {
@@ -123,7 +123,7 @@ func newJobSpec(sched Schedule, fn func(context.Context, Run) error, opts []JobO
 		return nil, cfg.err
 	}
 	if cfg.overlap > OverlapBufferOne {
-		return nil, &ArgError{Func: "WithOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %d", ErrUnknownPolicy, cfg.overlap)}
+		return nil, &ArgError{Func: "WithOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %d", errUnknownPolicy, cfg.overlap)}
 	}
 	if cfg.lease <= 0 {
 		cfg.lease = DefaultLease
@@ -231,12 +231,12 @@ func (sp *jobSpec) runOf(job string, o Occurrence, rec Record) Run {
 }
 
 // periodMover is a schedule whose occurrences may fire days away from the
-// date their period key starts with: Excluded moves them to a business day.
+// date their period key starts with: calendar.Excluded moves them to a business day.
 type periodMover interface {
-	// firesOn returns the date, in the schedule's zone, on which the
+	// FiresOn returns the date, in the schedule's zone, on which the
 	// occurrence whose period key starts with date d fires (give or take a
 	// day a gap swallows), or false if no such occurrence fires.
-	firesOn(d Date) (Date, bool)
+	FiresOn(d Date) (Date, bool)
 }
 
 // findPeriod returns the spec's occurrence keyed period. Every period key
@@ -252,7 +252,7 @@ func (sp *jobSpec) findPeriod(period string) (Occurrence, bool) {
 		return Occurrence{}, false
 	}
 	if m, ok := sp.occ.(periodMover); ok {
-		on, ok := m.firesOn(Date{d.Year(), d.Month(), d.Day()})
+		on, ok := m.FiresOn(Date{d.Year(), d.Month(), d.Day()})
 		if !ok {
 			return Occurrence{}, false
 		}

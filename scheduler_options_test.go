@@ -20,7 +20,7 @@ func TestNilArguments(t *testing.T) {
 		fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
 		ledger := dstsafe.NewMemoryLedger(fc)
 		// The nil options come after the real ones: if nil replaced the
-		// setting, Simulate would find the real clock (ErrNeedFakeClock)
+		// setting, Simulate would find the real clock (ErrInvalidArgument)
 		// and the records would be in another ledger.
 		s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithClock(nil),
 			dstsafe.WithLedger(ledger), dstsafe.WithLedger(nil),
@@ -37,19 +37,19 @@ func TestNilArguments(t *testing.T) {
 		require.NotPanics(t, func() {
 			s := dstsafe.NewScheduler(dstsafe.WithClock(nil), dstsafe.WithLedger(nil), dstsafe.WithLogger(nil))
 			_, err := dstsafe.Simulate(context.Background(), s, time.Hour)
-			require.ErrorIs(t, err, dstsafe.ErrNeedFakeClock, "the default clock is the real one")
+			require.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "the default clock is the real one")
 		})
 	})
 	t.Run("ParseCron WithLocation(nil)", func(t *testing.T) {
 		_, err := dstsafe.ParseCron("30 1 * * *", dstsafe.WithLocation(nil))
-		require.ErrorIs(t, err, dstsafe.ErrNilLocation)
+		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 		var pe *dstsafe.ParseError
 		require.ErrorAs(t, err, &pe)
 		require.Equal(t, "option", pe.Field)
 		require.Contains(t, pe.Reason, "WithLocation")
 		// A prefix does not excuse it: nil is a bug wherever it comes from.
 		_, err = dstsafe.ParseCron("CRON_TZ=UTC 30 1 * * *", dstsafe.WithLocation(nil))
-		require.ErrorIs(t, err, dstsafe.ErrNilLocation)
+		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	})
 	t.Run("Add with a nil location option", func(t *testing.T) {
 		s := dstsafe.NewScheduler(dstsafe.WithLogger(quiet()))
@@ -58,7 +58,7 @@ func TestNilArguments(t *testing.T) {
 			"WithScheduleLocation": dstsafe.WithScheduleLocation(nil),
 		} {
 			err := s.Add("billing", mustCron(t, "30 1 * * *"), nop, opt)
-			require.ErrorIs(t, err, dstsafe.ErrNilLocation, name)
+			require.ErrorIs(t, err, dstsafe.ErrInvalidArgument, name)
 			var je *dstsafe.JobError
 			require.ErrorAs(t, err, &je)
 			require.Equal(t, "billing", je.Job)
@@ -71,12 +71,14 @@ func TestNilArguments(t *testing.T) {
 	t.Run("Resolve", func(t *testing.T) {
 		w := dstsafe.Wall{Year: 2024, Month: time.March, Day: 10, Hour: 2, Minute: 30}
 		_, err := dstsafe.Resolve(w, nil, dstsafe.Compatible)
-		require.ErrorIs(t, err, dstsafe.ErrNilLocation)
+		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 		var ae *dstsafe.ArgError
 		require.ErrorAs(t, err, &ae)
-		require.Equal(t, dstsafe.ArgError{Func: "Resolve", Arg: "loc", Err: dstsafe.ErrNilLocation}, *ae)
+		require.Equal(t, "Resolve", ae.Func)
+		require.Equal(t, "loc", ae.Arg)
+		require.EqualError(t, ae, "dstsafe: Resolve: loc: nil *time.Location")
 		_, err = dstsafe.Resolve(w, time.UTC, dstsafe.Disambiguation(7))
-		require.ErrorIs(t, err, dstsafe.ErrUnknownPolicy)
+		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 		require.ErrorAs(t, err, &ae)
 		require.Equal(t, "d", ae.Arg)
 	})

@@ -236,7 +236,7 @@ func (p *permanentLedger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (
 
 // A permanent ledger error fails the job visibly: Run (here under
 // Simulate) stops and returns an error naming the job and wrapping the
-// cause. Before, only ErrInvalidKey counted as permanent: a ledger without
+// cause. Before, only ErrInvalidArgument counted as permanent: a ledger without
 // its table was retried for ever with nothing but log lines, and Simulate
 // returned no error at all.
 func TestPermanentLedgerErrorStopsRun(t *testing.T) {

@@ -62,19 +62,19 @@ func TestAddErrors(t *testing.T) {
 		opts  []dstsafe.JobOption
 		want  error
 	}{
-		{"empty name", "", daily, nop, nil, dstsafe.ErrInvalidJobName},
-		{"name not UTF-8", "bill\xffing", daily, nop, nil, dstsafe.ErrInvalidJobName},
-		{"duplicate", "billing", daily, nop, nil, dstsafe.ErrDuplicateJob},
-		{"nil schedule", "a", nil, nop, nil, dstsafe.ErrNilSchedule},
-		{"nil *Cron", "b", (*dstsafe.Cron)(nil), nop, nil, dstsafe.ErrNilSchedule},
-		{"nil func", "c", daily, nil, nil, dstsafe.ErrNilJobFunc},
+		{"empty name", "", daily, nop, nil, dstsafe.ErrInvalidArgument},
+		{"name not UTF-8", "bill\xffing", daily, nop, nil, dstsafe.ErrInvalidArgument},
+		{"duplicate", "billing", daily, nop, nil, dstsafe.ErrInvalidArgument},
+		{"nil schedule", "a", nil, nop, nil, dstsafe.ErrInvalidArgument},
+		{"nil *Cron", "b", (*dstsafe.Cron)(nil), nop, nil, dstsafe.ErrInvalidArgument},
+		{"nil func", "c", daily, nil, nil, dstsafe.ErrInvalidArgument},
 		// A location is never optional: nil is an error, not UTC.
 		{"nil run-date location", "d", daily, nop,
-			[]dstsafe.JobOption{dstsafe.WithRunDateLocation(nil)}, dstsafe.ErrNilLocation},
+			[]dstsafe.JobOption{dstsafe.WithRunDateLocation(nil)}, dstsafe.ErrInvalidArgument},
 		{"nil schedule location", "e", dstsafe.Schedule(plain{daily}), nop,
-			[]dstsafe.JobOption{dstsafe.WithScheduleLocation(nil)}, dstsafe.ErrNilLocation},
+			[]dstsafe.JobOption{dstsafe.WithScheduleLocation(nil)}, dstsafe.ErrInvalidArgument},
 		{"unknown overlap", "f", daily, nop,
-			[]dstsafe.JobOption{dstsafe.WithOverlap(dstsafe.Overlap(9))}, dstsafe.ErrUnknownPolicy},
+			[]dstsafe.JobOption{dstsafe.WithOverlap(dstsafe.Overlap(9))}, dstsafe.ErrInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := s.Add(tc.job, tc.sched, tc.fn, tc.opts...)

@@ -61,19 +61,11 @@ func WithStep(d time.Duration) SimulateOption {
 	return func(c *simConfig) { c.step = d }
 }
 
-var (
-	// ErrNeedFakeClock: Simulate was given a Scheduler whose clock is not a
-	// *clockwork.FakeClock.
-	ErrNeedFakeClock = errors.New("dstsafe: Simulate needs a scheduler on a *clockwork.FakeClock")
-	// ErrInvalidSimulation: a negative duration or step.
-	ErrInvalidSimulation = errors.New("dstsafe: invalid simulation")
-)
-
 // Simulate runs s — the same Scheduler.Run a service calls — on its fake
 // clock from the clock's current instant for d, and returns every run it
 // started (RunNow calls made meanwhile included), ordered by the instant
 // they started, then by job name. s must have been built
-// WithClock(fc) for a *clockwork.FakeClock fc (else ErrNeedFakeClock) and
+// WithClock(fc) for a *clockwork.FakeClock fc (else ErrInvalidArgument) and
 // must not be running (else ErrRunning).
 //
 // In jump mode (the default) the clock moves straight to the next instant
@@ -95,7 +87,7 @@ var (
 func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...SimulateOption) ([]Fire, error) {
 	fc, ok := s.clock.(*clockwork.FakeClock)
 	if !ok {
-		return nil, ErrNeedFakeClock
+		return nil, errNeedFakeClock
 	}
 	var cfg simConfig
 	for _, o := range opts {
@@ -104,7 +96,7 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 		}
 	}
 	if d < 0 || cfg.step < 0 {
-		return nil, fmt.Errorf("%w: duration %v, step %v", ErrInvalidSimulation, d, cfg.step)
+		return nil, fmt.Errorf("%w: duration %v, step %v", errInvalidSimulation, d, cfg.step)
 	}
 
 	rec := &recorder{}

@@ -99,13 +99,13 @@ func TestSimulateModesAgree(t *testing.T) {
 func TestSimulateErrors(t *testing.T) {
 	s := dstsafe.NewScheduler(dstsafe.WithClock(dstsafe.RealClock()), dstsafe.WithLogger(quiet()))
 	_, err := dstsafe.Simulate(context.Background(), s, time.Hour)
-	require.ErrorIs(t, err, dstsafe.ErrNeedFakeClock)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 
 	s, _, _ = newSim(t, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	_, err = dstsafe.Simulate(context.Background(), s, -time.Hour)
-	require.ErrorIs(t, err, dstsafe.ErrInvalidSimulation)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	_, err = dstsafe.Simulate(context.Background(), s, time.Hour, dstsafe.WithStep(-time.Second))
-	require.ErrorIs(t, err, dstsafe.ErrInvalidSimulation)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 
 	// A job that calls Simulate on its own scheduler finds it running.
 	var inner error
@@ -232,7 +232,7 @@ func TestRunNow(t *testing.T) {
 
 	require.ErrorIs(t, s.RunNow(ctx, "payroll", "2024-11-03T01:30:00"), dstsafe.ErrUnknownJob)
 	for _, p := range []string{"2024-11-03T02:30:00", "2024-11-03", "yesterday", ""} {
-		require.ErrorIs(t, s.RunNow(ctx, "billing", p), dstsafe.ErrUnknownPeriod, p)
+		require.ErrorIs(t, s.RunNow(ctx, "billing", p), dstsafe.ErrInvalidArgument, p)
 	}
 
 	fires, err := dstsafe.Simulate(ctx, s, 48*time.Hour)

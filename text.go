@@ -10,7 +10,7 @@ import (
 // files. Every enum marshals to the name its String method prints and
 // unmarshals from that name in any case. A value out of range does not
 // marshal and an unknown name does not unmarshal: both fail with an error
-// wrapping ErrUnknownPolicy that names the type and the value. Kind and
+// wrapping ErrInvalidArgument that names the type and the value. Kind and
 // State have no named zero value; their zero marshals to "" and "" unmarshals
 // to it, so a zero Record or Occurrence round-trips.
 
@@ -96,17 +96,6 @@ func (o *Overlap) UnmarshalText(text []byte) error {
 	return unmarshalEnum(o, text, OverlapSkip, OverlapBufferOne, "overlap")
 }
 
-// MarshalText returns t.String(), and "" for the zero EventType.
-func (t EventType) MarshalText() ([]byte, error) {
-	return marshalUnnamedZero(t, EventDue, EventResumed, "event type")
-}
-
-// UnmarshalText sets t from one of the names EventType.String returns (any
-// case), and to the zero EventType from "".
-func (t *EventType) UnmarshalText(text []byte) error {
-	return unmarshalUnnamedZero(t, text, EventDue, EventResumed, "event type")
-}
-
 // enum is what the text methods need of an enum: a small integer whose
 // valid values lo..hi each have a String name.
 type enum interface {
@@ -163,7 +152,7 @@ func names[T enum](lo, hi T) []string {
 }
 
 // enumError is an enum value out of range or a name no value has. It wraps
-// ErrUnknownPolicy.
+// ErrInvalidArgument.
 type enumError struct {
 	what  string   // "fold policy"
 	value string   // the quoted text, or the integer out of range
@@ -175,4 +164,4 @@ func (e *enumError) Error() string {
 	return "dstsafe: unknown " + e.what + " " + e.value + ": want " + strings.Join(e.want[:n-1], ", ") + " or " + e.want[n-1]
 }
 
-func (e *enumError) Unwrap() error { return ErrUnknownPolicy }
+func (e *enumError) Unwrap() error { return errUnknownPolicy }

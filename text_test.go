@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -70,13 +71,13 @@ var enumCases = map[string]enumCase{
 		"skip": dstsafe.OverlapSkip, "queue": dstsafe.OverlapQueue, "allow": dstsafe.OverlapAllow,
 		"cancel-running": dstsafe.OverlapCancelRunning, "buffer-one": dstsafe.OverlapBufferOne,
 	}, dstsafe.Overlap(5), "invalid"),
-	"EventType": ptrCase[dstsafe.EventType](map[string]textValue{
-		"": dstsafe.EventType(0), "due": dstsafe.EventDue, "claimed": dstsafe.EventClaimed,
-		"claimed-elsewhere": dstsafe.EventClaimedElsewhere, "started": dstsafe.EventStarted,
-		"succeeded": dstsafe.EventSucceeded, "failed": dstsafe.EventFailed, "skipped": dstsafe.EventSkipped,
-		"lease-lost": dstsafe.EventLeaseLost, "late": dstsafe.EventLate, "paused": dstsafe.EventPaused,
-		"resumed": dstsafe.EventResumed,
-	}, dstsafe.EventType(12), "invalid"),
+	"event.Type": ptrCase[event.Type](map[string]textValue{
+		"": event.Type(0), "due": event.Due, "claimed": event.Claimed,
+		"claimed-elsewhere": event.ClaimedElsewhere, "started": event.Started,
+		"succeeded": event.Succeeded, "failed": event.Failed, "skipped": event.Skipped,
+		"lease-lost": event.LeaseLost, "late": event.Late, "paused": event.Paused,
+		"resumed": event.Resumed,
+	}, event.Type(12), "invalid"),
 }
 
 func TestEnumTextRoundTrip(t *testing.T) {
@@ -96,7 +97,7 @@ func TestEnumTextRoundTrip(t *testing.T) {
 			// The table holds every value: the next one has no name.
 			assert.Equal(t, c.pastName, c.past.String())
 			_, err := c.past.MarshalText()
-			assert.ErrorIs(t, err, dstsafe.ErrUnknownPolicy)
+			assert.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 		})
 	}
 }
@@ -108,7 +109,7 @@ func TestEnumTextUnknown(t *testing.T) {
 				p := c.newPtr()
 				before := c.deref(p)
 				err := p.UnmarshalText([]byte(bad))
-				assert.ErrorIs(t, err, dstsafe.ErrUnknownPolicy, "unmarshal %q", bad)
+				assert.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "unmarshal %q", bad)
 				assert.Equal(t, before, c.deref(p), "a failed unmarshal of %q leaves the value alone", bad)
 			}
 		})
@@ -128,11 +129,11 @@ func firstName(c enumCase) string {
 func TestEnumTextErrorNamesTheValue(t *testing.T) {
 	var p dstsafe.FoldPolicy
 	err := p.UnmarshalText([]byte("twice"))
-	require.ErrorIs(t, err, dstsafe.ErrUnknownPolicy)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	assert.Equal(t, `dstsafe: unknown fold policy "twice": want auto, first, last or both`, err.Error())
 
 	_, err = dstsafe.GapPolicy(9).MarshalText()
-	require.ErrorIs(t, err, dstsafe.ErrUnknownPolicy)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	assert.Equal(t, `dstsafe: unknown gap policy 9: want auto, shift, at-transition or skip`, err.Error())
 }
 
@@ -203,9 +204,9 @@ func TestEnumTextJSON(t *testing.T) {
 	assert.Equal(t, config{}, out)
 
 	err = json.Unmarshal([]byte(`{"state":"done"}`), &out)
-	assert.ErrorIs(t, err, dstsafe.ErrUnknownPolicy)
+	assert.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	_, err = json.Marshal(config{Overlap: 7})
-	assert.ErrorIs(t, err, dstsafe.ErrUnknownPolicy)
+	assert.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	var je *json.MarshalerError
 	assert.True(t, errors.As(err, &je))
 }

@@ -13,7 +13,7 @@ import (
 //
 // Fields are not normalised: a Wall with Month 13, Day 30 in February, Hour 24
 // or a negative Nanosecond is invalid, and [Resolve] rejects it with an error
-// wrapping [ErrInvalidWall] instead of rolling it over as time.Date does.
+// wrapping [ErrInvalidArgument] instead of rolling it over as time.Date does.
 type Wall struct {
 	Year       int
 	Month      time.Month
@@ -29,7 +29,7 @@ type Wall struct {
 const maxWallYear = 1_000_000_000
 
 // WallError reports a Wall whose fields are out of range. It wraps
-// ErrInvalidWall.
+// ErrInvalidArgument.
 type WallError struct {
 	Wall   Wall
 	Field  string // "month", "day", "hour", "minute", "second", "nanosecond" or "year"
@@ -40,11 +40,11 @@ func (e *WallError) Error() string {
 	return fmt.Sprintf("dstsafe: invalid wall time %s: %s %s", e.Wall, e.Field, e.Reason)
 }
 
-// Unwrap returns ErrInvalidWall.
-func (e *WallError) Unwrap() error { return ErrInvalidWall }
+// Unwrap returns ErrInvalidArgument.
+func (e *WallError) Unwrap() error { return errInvalidWall }
 
 // Validate returns nil if w names a real calendar reading, else a
-// *WallError (wrapping ErrInvalidWall) naming the first bad field. Nothing is
+// *WallError (wrapping ErrInvalidArgument) naming the first bad field. Nothing is
 // normalised: February 30 is an error, not March 1 or 2.
 func (w Wall) Validate() error {
 	bad := func(field, reason string) error { return &WallError{Wall: w, Field: field, Reason: reason} }
@@ -129,7 +129,7 @@ func append2(b []byte, v int) []byte {
 // ParseWall parses an ISO 8601 wall reading without offset:
 // "2024-11-03T01:30", "2024-11-03T01:30:00", "2024-11-03T01:30:00.25" or
 // "2024-11-03 01:30:00". A bare date "2024-11-03" is midnight. The result is
-// validated: "2024-02-30T00:00" is an error wrapping ErrInvalidWall.
+// validated: "2024-02-30T00:00" is an error wrapping ErrInvalidArgument.
 func ParseWall(s string) (Wall, error) {
 	layouts := []string{
 		"2006-01-02T15:04:05.999999999",
@@ -146,7 +146,7 @@ func ParseWall(s string) (Wall, error) {
 			return WallOf(t), nil
 		}
 	}
-	return Wall{}, fmt.Errorf("dstsafe: parse wall time %q: want YYYY-MM-DDTHH:MM[:SS[.fff]]: %w", s, ErrInvalidWall)
+	return Wall{}, fmt.Errorf("dstsafe: parse wall time %q: want YYYY-MM-DDTHH:MM[:SS[.fff]]: %w", s, errInvalidWall)
 }
 
 // Date returns the civil date of w.

@@ -380,7 +380,7 @@ func (s suite) testFinishInvalidState(t *testing.T) {
 	r := claim(t, l, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w"})
 	for _, st := range []dstsafe.State{0, dstsafe.StateRunning, dstsafe.StateAbandoned, 42} {
 		_, err := l.Finish(ctx, r.Job, r.Period, r.Token, st, "")
-		must.ErrorIs(t, err, dstsafe.ErrInvalidRequest, "Finish in state %d", st)
+		must.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "Finish in state %d", st)
 	}
 	g := get(t, l, r.Job, r.Period)
 	check.Equal(t, dstsafe.StateRunning, g.State, "a refused Finish changed the record")
@@ -637,12 +637,12 @@ func (s suite) testList(t *testing.T) {
 // badKey is a key every ledger refuses, named for what is wrong with it.
 type badKey struct{ name, value string }
 
-// overlongKey is one byte longer than dstsafe.MaxKeyLen.
-var overlongKey = strings.Repeat("x", dstsafe.MaxKeyLen+1)
+// overlongKey is one byte longer than ledgerkit.MaxKeyLen.
+var overlongKey = strings.Repeat("x", ledgerkit.MaxKeyLen+1)
 
 // longestKey is 254 ASCII bytes and a two-byte rune: exactly
-// dstsafe.MaxKeyLen bytes, accepted.
-var longestKey = strings.Repeat("x", dstsafe.MaxKeyLen-2) + "é"
+// ledgerkit.MaxKeyLen bytes, accepted.
+var longestKey = strings.Repeat("x", ledgerkit.MaxKeyLen-2) + "é"
 
 var badKeys = []badKey{
 	{"empty", ""},
@@ -653,10 +653,10 @@ var badKeys = []badKey{
 }
 
 // requireKeyError checks that err is a *dstsafe.KeyError for field and
-// value, wrapping dstsafe.ErrInvalidKey.
+// value, wrapping dstsafe.ErrInvalidArgument.
 func requireKeyError(t *testing.T, err error, field, value string) {
 	t.Helper()
-	must.ErrorIs(t, err, dstsafe.ErrInvalidKey, "%s %q", field, value)
+	must.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "%s %q", field, value)
 	var ke *dstsafe.KeyError
 	must.ErrorAs(t, err, &ke)
 	check.Equal(t, field, ke.Field)
@@ -715,7 +715,7 @@ func (s suite) testBadKeys(t *testing.T) {
 		g := get(t, l, longest, longest)
 		check.Equal(t, longest, g.Period)
 		check.Equal(t, longest, g.Owner)
-		rs, err := l.List(ctx, longest, "", strings.Repeat("ÿ", dstsafe.MaxKeyLen)) // an over-long bound is fine
+		rs, err := l.List(ctx, longest, "", strings.Repeat("ÿ", ledgerkit.MaxKeyLen)) // an over-long bound is fine
 		must.NoError(t, err)
 		check.Len(t, rs, 1)
 	})
@@ -725,15 +725,15 @@ func (s suite) testBadRequest(t *testing.T) {
 	ctx := context.Background()
 	l, _ := s.setup(t)
 	_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w", Lease: -time.Second})
-	must.ErrorIs(t, err, dstsafe.ErrInvalidRequest, "negative lease")
+	must.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "negative lease")
 	_, err = l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w", Retry: dstsafe.RetryPolicy{MaxAttempts: -1, Failed: true}})
-	must.ErrorIs(t, err, dstsafe.ErrInvalidRequest, "negative MaxAttempts")
+	must.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "negative MaxAttempts")
 	_, err = l.Get(ctx, "billing", "2024-11-03")
 	must.ErrorIs(t, err, dstsafe.ErrNotFound, "a refused claim was stored")
 
 	r := claim(t, l, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w", Lease: time.Minute})
 	_, err = l.Heartbeat(ctx, "billing", "2024-11-03", r.Token, -time.Second)
-	must.ErrorIs(t, err, dstsafe.ErrInvalidRequest, "heartbeat with negative lease")
+	must.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "heartbeat with negative lease")
 	sameInstant(t, r.LeaseUntil, get(t, l, "billing", "2024-11-03").LeaseUntil, "LeaseUntil after a refused heartbeat")
 }
 
@@ -746,7 +746,7 @@ func (s suite) testReason(t *testing.T) {
 		// A result is never lost for its reason: bad bytes are repaired.
 		{"invalid UTF-8", "bad \xff byte", "bad \uFFFD byte"},
 		{"NUL", "nul\x00byte", "nulbyte"},
-		{"too long", strings.Repeat("é", dstsafe.MaxReasonLen), strings.Repeat("é", dstsafe.MaxReasonLen/2)},
+		{"too long", strings.Repeat("é", ledgerkit.MaxReasonLen), strings.Repeat("é", ledgerkit.MaxReasonLen/2)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

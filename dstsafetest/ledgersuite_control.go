@@ -18,6 +18,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
 // controlTests are the subtests of dstsafe.ControlLedger. Each skips,
@@ -138,7 +139,7 @@ func (s suite) testPause(t *testing.T) {
 	// Reasons are kept as Finish keeps them (ledgerkit.NormalizeReason).
 	for i, tc := range []struct{ reason, want string }{
 		{"bad \xff byte, nul\x00", "bad \uFFFD byte, nul"},
-		{strings.Repeat("é", dstsafe.MaxReasonLen), strings.Repeat("é", dstsafe.MaxReasonLen/2)},
+		{strings.Repeat("é", ledgerkit.MaxReasonLen), strings.Repeat("é", ledgerkit.MaxReasonLen/2)},
 	} {
 		job := fmt.Sprintf("export-%d", i)
 		check.Equal(t, tc.want, setPause(t, l, job, dstsafe.Pause{Paused: true, By: "ops", Reason: tc.reason}).Reason, "SetPause reason %d", i)

@@ -2,7 +2,7 @@
 // checks every backend makes, the errors every backend returns, and how to
 // map a storage's failures onto them. People who use a Ledger never need it:
 // they branch on the sentinels of package dstsafe (ErrAlreadyClaimed,
-// ErrLeaseLost, ErrNotFound, ErrInvalidKey, ErrInvalidRequest,
+// ErrLeaseLost, ErrNotFound, ErrInvalidArgument, ErrInvalidArgument,
 // ErrPermanent), which stay there.
 //
 // The memory ledger of package dstsafe, sqlledger and redisledger are built
@@ -54,7 +54,7 @@
 //	Release    reason, err := ledgerkit.CheckRelease(ctx, job, period, by, reason)
 //
 // A check returns ctx.Err() if ctx is done, a *dstsafe.KeyError for a bad
-// key and an error wrapping dstsafe.ErrInvalidRequest for an argument out
+// key and an error wrapping dstsafe.ErrInvalidArgument for an argument out
 // of range: return it as it is. Do not validate again, or differently.
 //
 // # Mapping errors

@@ -16,7 +16,7 @@ func ExampleCheckClaim() {
 	lease, err := ledgerkit.CheckClaim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w"})
 	fmt.Println(lease, err)
 	_, err = ledgerkit.CheckClaim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w", Lease: -time.Second})
-	fmt.Println(errors.Is(err, dstsafe.ErrInvalidRequest), err)
+	fmt.Println(errors.Is(err, dstsafe.ErrInvalidArgument), err)
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
 	_, err = ledgerkit.CheckClaim(canceled, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w"})
@@ -98,7 +98,7 @@ func ExampleValidateKey() {
 		err := ledgerkit.ValidateKey("period", k)
 		var ke *dstsafe.KeyError
 		if errors.As(err, &ke) {
-			fmt.Println(errors.Is(err, dstsafe.ErrInvalidKey), ke.Reason)
+			fmt.Println(errors.Is(err, dstsafe.ErrInvalidArgument), ke.Reason)
 		} else {
 			fmt.Println(err)
 		}

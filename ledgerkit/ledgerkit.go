@@ -9,13 +9,25 @@ import (
 	"github.com/dstsafe/dstsafe/internal/ledgerlink"
 )
 
+// Limits on what a ledger stores. Every backend enforces them (through
+// CheckKey and NormalizeReason), so a key that one backend accepts is
+// accepted by all.
+const (
+	// MaxKeyLen is the longest job name, period, owner or schedule
+	// fingerprint, in bytes.
+	MaxKeyLen = 255
+	// MaxReasonLen is the longest failure reason kept, in bytes; longer
+	// reasons are cut at a rune boundary.
+	MaxReasonLen = 4096
+)
+
 // checks are package dstsafe's, the ones its MemoryLedger runs.
 var checks = ledgerlink.Get[dstsafe.ClaimRequest, dstsafe.Record, dstsafe.State]()
 
 // CheckClaim is the preamble of Claim: it returns ctx.Err() if ctx is done,
-// a *dstsafe.KeyError (wrapping dstsafe.ErrInvalidKey) for a bad Job,
+// a *dstsafe.KeyError (wrapping dstsafe.ErrInvalidArgument) for a bad Job,
 // Period, Owner or non-empty Schedule, and an error wrapping
-// dstsafe.ErrInvalidRequest for a negative Lease or Retry.MaxAttempts.
+// dstsafe.ErrInvalidArgument for a negative Lease or Retry.MaxAttempts.
 // Otherwise it returns the lease the claim gets (see EffectiveLease).
 func CheckClaim(ctx context.Context, req dstsafe.ClaimRequest) (lease time.Duration, err error) {
 	return checks.Claim(ctx, req)
@@ -29,7 +41,7 @@ func CheckHeartbeat(ctx context.Context, job, period string, lease time.Duration
 
 // CheckFinish is the preamble of Finish: ctx, the keys, and a state a run
 // can finish in (dstsafe.StateSucceeded, StateFailed or StateSkipped; any
-// other is an error wrapping dstsafe.ErrInvalidRequest). It returns the
+// other is an error wrapping dstsafe.ErrInvalidArgument). It returns the
 // reason to store, as NormalizeReason makes it: a result is never refused
 // for its reason.
 func CheckFinish(ctx context.Context, job, period string, state dstsafe.State, reason string) (string, error) {
@@ -68,9 +80,9 @@ func CheckRelease(ctx context.Context, job, period, by, reason string) (string, 
 }
 
 // ValidateKey checks a job name, period or owner: non-empty, at most
-// dstsafe.MaxKeyLen bytes, valid UTF-8 and free of NUL bytes (PostgreSQL's
+// ledgerkit.MaxKeyLen bytes, valid UTF-8 and free of NUL bytes (PostgreSQL's
 // text type cannot hold NUL). field names the argument in the error, a
-// *dstsafe.KeyError wrapping dstsafe.ErrInvalidKey. The Check functions
+// *dstsafe.KeyError wrapping dstsafe.ErrInvalidArgument. The Check functions
 // call it; a backend calls it for the keys of methods of its own.
 func ValidateKey(field, s string) error {
 	return checks.Key(field, s)
@@ -84,14 +96,14 @@ func ValidateBound(field, s string) error {
 
 // EffectiveLease returns the lease a claim or heartbeat asking for d gets:
 // dstsafe.DefaultLease for zero, d itself when positive, and an error
-// wrapping dstsafe.ErrInvalidRequest when negative. Leases below a
+// wrapping dstsafe.ErrInvalidArgument when negative. Leases below a
 // microsecond round up to one, since instants are kept to microseconds.
 func EffectiveLease(d time.Duration) (time.Duration, error) {
 	return checks.Lease(d)
 }
 
 // NormalizeReason returns the reason a ledger stores for Finish: invalid
-// UTF-8 replaced by U+FFFD, NUL bytes dropped, cut to dstsafe.MaxReasonLen
+// UTF-8 replaced by U+FFFD, NUL bytes dropped, cut to ledgerkit.MaxReasonLen
 // bytes at a rune boundary.
 func NormalizeReason(s string) string {
 	return checks.Reason(s)

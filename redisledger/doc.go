@@ -65,8 +65,8 @@
 // # Errors
 //
 // The ledger's conditions are the dstsafe sentinels: ErrAlreadyClaimed (a
-// *dstsafe.ClaimedError), ErrLeaseLost, ErrNotFound, ErrInvalidKey,
-// ErrInvalidRequest. A failure of Redis itself (connection refused, a
+// *dstsafe.ClaimedError), ErrLeaseLost, ErrNotFound, ErrInvalidArgument,
+// ErrInvalidArgument. A failure of Redis itself (connection refused, a
 // timeout, ctx done) is returned wrapped and matches none of them: the
 // caller cannot know whether the write happened. A later Claim of the
 // period tells: a claim whose reply was lost is a running record owned by

@@ -86,8 +86,8 @@ var ErrContended = errors.New("redisledger: record contended")
 // takeover when req.Retry allows it (dstsafe.RetryPolicy.Allows),
 // compare-and-set on the record it decided on. Otherwise an error wrapping
 // dstsafe.ErrAlreadyClaimed, a *dstsafe.ClaimedError with the record as of
-// the Clock's now. Bad keys wrap dstsafe.ErrInvalidKey, a negative lease or
-// MaxAttempts dstsafe.ErrInvalidRequest.
+// the Clock's now. Bad keys wrap dstsafe.ErrInvalidArgument, a negative lease or
+// MaxAttempts dstsafe.ErrInvalidArgument.
 //
 // When Redis fails (or ctx ends) the error wraps the client's, and the claim
 // may or may not have been recorded: a later Claim tells which
@@ -156,7 +156,7 @@ func (l *Ledger) Heartbeat(ctx context.Context, job, period string, token int64,
 
 // Finish ends the running claim held with token in state, which must be
 // dstsafe.StateSucceeded, StateFailed or StateSkipped (else
-// dstsafe.ErrInvalidRequest); reason is stored as
+// dstsafe.ErrInvalidArgument); reason is stored as
 // ledgerkit.NormalizeReason(reason). It fails with dstsafe.ErrLeaseLost if
 // token no longer holds the period, and then writes nothing. With
 // WithFinishedTTL the record starts to expire here.

@@ -320,7 +320,7 @@ func TestUnreachableServer(t *testing.T) {
 			continue
 		}
 		// Nor is it permanent: the server may be restarting.
-		for _, sentinel := range []error{dstsafe.ErrAlreadyClaimed, dstsafe.ErrLeaseLost, dstsafe.ErrNotFound, dstsafe.ErrInvalidKey, dstsafe.ErrPermanent} {
+		for _, sentinel := range []error{dstsafe.ErrAlreadyClaimed, dstsafe.ErrLeaseLost, dstsafe.ErrNotFound, dstsafe.ErrInvalidArgument, dstsafe.ErrPermanent} {
 			if errors.Is(err, sentinel) {
 				t.Errorf("%s: %v is %v", name, err, sentinel)
 			}

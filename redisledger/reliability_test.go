@@ -323,7 +323,7 @@ func TestServerRestart(t *testing.T) {
 				case err == nil:
 					wins[p] = append(wins[p], owner)
 				case errors.Is(err, dstsafe.ErrAlreadyClaimed):
-				case errors.Is(err, dstsafe.ErrLeaseLost), errors.Is(err, dstsafe.ErrNotFound), errors.Is(err, dstsafe.ErrInvalidKey):
+				case errors.Is(err, dstsafe.ErrLeaseLost), errors.Is(err, dstsafe.ErrNotFound), errors.Is(err, dstsafe.ErrInvalidArgument):
 					badErrs = append(badErrs, err)
 				default:
 					failed[p] = true

@@ -1,21 +1,23 @@
-package dstsafe
+package calendar
 
 import (
 	"slices"
 	"time"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/internal/civil"
 )
 
 // Calendar is a set of civil dates: weekends, bank holidays, closures. A
-// business day is a date the calendar does not contain. Dates have no
-// zone and no DST; [CalendarIn] places a calendar in a zone, where each
-// date is the whole local day, and [Excluding] reads a calendar in its
-// schedule's zone.
+// business day is a date the calendar does not contain. Dates have no zone
+// and no DST; [In] places a calendar in a zone, where each date is the
+// whole local day, and [Excluding] reads a calendar in its schedule's zone.
 //
 // Implementations must be safe for concurrent use; every Calendar in this
 // package is immutable.
 type Calendar interface {
 	// Contains reports whether d is in the calendar (not a business day).
-	Contains(d Date) bool
+	Contains(d dstsafe.Date) bool
 }
 
 // WeekdaySet is a Calendar of the days of the week it holds (bit n: the
@@ -35,7 +37,7 @@ func Weekdays(days ...time.Weekday) WeekdaySet {
 func Weekends() WeekdaySet { return Weekdays(time.Saturday, time.Sunday) }
 
 // Contains reports whether d falls on one of the set's weekdays.
-func (s WeekdaySet) Contains(d Date) bool { return s&(1<<d.Weekday()) != 0 }
+func (s WeekdaySet) Contains(d dstsafe.Date) bool { return s&(1<<d.Weekday()) != 0 }
 
 // DateSet is a Calendar of explicit dates (one-off closures).
 type DateSet struct {
@@ -45,13 +47,13 @@ type DateSet struct {
 // Dates returns the calendar of the given dates. It panics on an invalid
 // Date (February 30): a date written in code that does not exist is a
 // programmer's error; parse dates from input with ParseDate.
-func Dates(ds ...Date) *DateSet {
+func Dates(ds ...dstsafe.Date) *DateSet {
 	s := &DateSet{days: make([]int64, 0, len(ds))}
 	for _, d := range ds {
 		if !d.IsValid() {
 			panic("dstsafe: Dates: invalid date " + d.String())
 		}
-		s.days = append(s.days, daysFromCivil(d.Year, d.Month, d.Day))
+		s.days = append(s.days, civil.DaysFromCivil(d.Year, d.Month, d.Day))
 	}
 	slices.Sort(s.days)
 	s.days = slices.Compact(s.days)
@@ -59,8 +61,8 @@ func Dates(ds ...Date) *DateSet {
 }
 
 // Contains reports whether d is one of the dates.
-func (s *DateSet) Contains(d Date) bool {
-	_, found := slices.BinarySearch(s.days, daysFromCivil(d.Year, d.Month, d.Day))
+func (s *DateSet) Contains(d dstsafe.Date) bool {
+	_, found := slices.BinarySearch(s.days, civil.DaysFromCivil(d.Year, d.Month, d.Day))
 	return found
 }
 
@@ -70,7 +72,7 @@ func Union(cals ...Calendar) Calendar { return unionCal(slices.Clone(cals)) }
 
 type unionCal []Calendar
 
-func (u unionCal) Contains(d Date) bool {
+func (u unionCal) Contains(d dstsafe.Date) bool {
 	for _, c := range u {
 		if c.Contains(d) {
 			return true
@@ -85,7 +87,7 @@ func Difference(a, b Calendar) Calendar { return diffCal{a, b} }
 
 type diffCal struct{ a, b Calendar }
 
-func (c diffCal) Contains(d Date) bool { return c.a.Contains(d) && !c.b.Contains(d) }
+func (c diffCal) Contains(d dstsafe.Date) bool { return c.a.Contains(d) && !c.b.Contains(d) }
 
 // ZonedCalendar is a Calendar placed in a zone: each of its dates is the
 // whole local day there, from the first instant that reads the date to the
@@ -98,23 +100,25 @@ type ZonedCalendar struct {
 	loc *time.Location
 }
 
-// CalendarIn places cal in zone loc. It panics if cal or loc is nil.
-func CalendarIn(cal Calendar, loc *time.Location) ZonedCalendar {
+// In places cal in zone loc. It panics if cal or loc is nil.
+func In(cal Calendar, loc *time.Location) ZonedCalendar {
 	if cal == nil || loc == nil {
-		panic("dstsafe: CalendarIn: nil calendar or location")
+		panic("calendar.In: nil calendar or location")
 	}
 	return ZonedCalendar{cal, loc}
 }
 
 // Contains reports whether the calendar contains d.
-func (z ZonedCalendar) Contains(d Date) bool { return z.cal.Contains(d) }
+func (z ZonedCalendar) Contains(d dstsafe.Date) bool { return z.cal.Contains(d) }
 
 // Location returns the calendar's zone.
 func (z ZonedCalendar) Location() *time.Location { return z.loc }
 
 // ContainsTime reports whether instant t falls on a date the calendar
 // contains, t's date being its civil date in the calendar's zone.
-func (z ZonedCalendar) ContainsTime(t time.Time) bool { return z.cal.Contains(DateOf(t, z.loc)) }
+func (z ZonedCalendar) ContainsTime(t time.Time) bool {
+	return z.cal.Contains(dstsafe.DateOf(t, z.loc))
+}
 
 // Day returns the instants of date d in the calendar's zone: [start, end),
 // from the first instant that reads d to the first that reads the day
@@ -123,15 +127,6 @@ func (z ZonedCalendar) ContainsTime(t time.Time) bool { return z.cal.Contains(Da
 // day the zone skipped entirely (Pacific/Apia 2011-12-30) has start ==
 // end. Where the clocks go back across midnight, the span also holds the
 // repeated end of the day before; ContainsTime is exact for every instant.
-func (z ZonedCalendar) Day(d Date) (start, end time.Time) {
-	return dayStart(d, z.loc), dayStart(d.AddDays(1), z.loc)
-}
-
-// dayStart returns the first instant of date d in loc.
-func dayStart(d Date, loc *time.Location) time.Time {
-	r := Lookup(Wall{Year: d.Year, Month: d.Month, Day: d.Day}, loc)
-	if r.Kind == Gap {
-		return r.Transition.At
-	}
-	return r.Earlier
+func (z ZonedCalendar) Day(d dstsafe.Date) (start, end time.Time) {
+	return d.Start(z.loc), d.AddDays(1).Start(z.loc)
 }

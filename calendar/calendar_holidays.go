@@ -1,9 +1,13 @@
-package dstsafe
+package calendar
 
 import (
+	"cmp"
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/internal/civil"
 )
 
 // Holiday is a rule naming one date a year: a fixed date (December 25),
@@ -100,35 +104,35 @@ func (h Holiday) Years(from, to int) Holiday {
 // may fall in the year before: New Year's Day 2022, a Saturday, observed
 // on Friday 2021-12-31), or false when h is not in force that year or
 // names no date (a fifth Monday the month lacks).
-func (h Holiday) Date(year int) (Date, bool) {
+func (h Holiday) Date(year int) (dstsafe.Date, bool) {
 	if h.kind == holidayNone || h.from != 0 && year < h.from || h.to != 0 && year > h.to {
-		return Date{}, false
+		return dstsafe.Date{}, false
 	}
 	var day int64
 	switch h.kind {
 	case holidayFixed:
-		if h.month < time.January || h.month > time.December || h.day < 1 || h.day > daysIn(year, h.month) {
-			return Date{}, false
+		if h.month < time.January || h.month > time.December || h.day < 1 || h.day > civil.DaysIn(year, h.month) {
+			return dstsafe.Date{}, false
 		}
-		day = daysFromCivil(year, h.month, h.day)
+		day = civil.DaysFromCivil(year, h.month, h.day)
 	case holidayNth:
-		n := daysIn(year, h.month)
-		first := daysFromCivil(year, h.month, 1)
-		f := 1 + (int(h.weekday)-int(weekdayOf(first))+7)%7
+		n := civil.DaysIn(year, h.month)
+		first := civil.DaysFromCivil(year, h.month, 1)
+		f := 1 + (int(h.weekday)-int(civil.WeekdayOf(first))+7)%7
 		cnt := (n-f)/7 + 1
 		k := h.n
 		if k < 0 {
 			k = cnt + 1 + k
 		}
 		if k < 1 || k > cnt {
-			return Date{}, false
+			return dstsafe.Date{}, false
 		}
 		day = first + int64(f-1+7*(k-1))
 	case holidayEaster:
 		m, d := easter(year)
-		day = daysFromCivil(year, m, d) + int64(h.offset)
+		day = civil.DaysFromCivil(year, m, d) + int64(h.offset)
 	}
-	switch wd := weekdayOf(day); {
+	switch wd := civil.WeekdayOf(day); {
 	case wd == time.Saturday && h.observed == ObservedNearestWeekday:
 		day--
 	case wd == time.Saturday && h.observed == ObservedMonday:
@@ -136,8 +140,8 @@ func (h Holiday) Date(year int) (Date, bool) {
 	case wd == time.Sunday && h.observed != ObservedOnDate:
 		day++
 	}
-	y, m, d := civilFromDays(day)
-	return Date{y, m, d}, true
+	y, m, d := civil.CivilFromDays(day)
+	return dstsafe.Date{Year: y, Month: m, Day: d}, true
 }
 
 // easter returns the date of Western Easter Sunday in year y: the
@@ -157,8 +161,17 @@ func easter(y int) (time.Month, int) {
 	return time.Month(month), day
 }
 
-func floorDivInt(a, b int) int { return int(floorDiv(int64(a), int64(b))) }
-func floorModInt(a, b int) int { return int(floorMod(int64(a), int64(b))) }
+// floorDivInt and floorModInt round towards minus infinity (Go's / and %
+// round towards zero).
+func floorDivInt(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func floorModInt(a, b int) int { return a - floorDivInt(a, b)*b }
 
 // Holidays is a Calendar of holiday rules. It is safe for concurrent use.
 type Holidays struct {
@@ -180,15 +193,15 @@ func NewHolidays(hs ...Holiday) *Holidays { return &Holidays{hs: slices.Clone(hs
 
 // Contains reports whether d is the observed date of one of the holidays.
 // It allocates only the first time it is asked about a year.
-func (h *Holidays) Contains(d Date) bool {
+func (h *Holidays) Contains(d dstsafe.Date) bool {
 	_, ok := h.Name(d)
 	return ok
 }
 
 // Name returns the name of the holiday observed on d, or false.
-func (h *Holidays) Name(d Date) (string, bool) {
+func (h *Holidays) Name(d dstsafe.Date) (string, bool) {
 	y := h.year(d.Year)
-	if i, found := slices.BinarySearch(y.days, daysFromCivil(d.Year, d.Month, d.Day)); found {
+	if i, found := slices.BinarySearch(y.days, civil.DaysFromCivil(d.Year, d.Month, d.Day)); found {
 		return y.names[i], true
 	}
 	return "", false
@@ -211,11 +224,11 @@ func (h *Holidays) year(year int) *holidayYear {
 	for _, hol := range h.hs {
 		for _, yy := range []int{year - 1, year, year + 1} {
 			if d, ok := hol.Date(yy); ok && d.Year == year {
-				all = append(all, named{daysFromCivil(d.Year, d.Month, d.Day), hol.Name})
+				all = append(all, named{civil.DaysFromCivil(d.Year, d.Month, d.Day), hol.Name})
 			}
 		}
 	}
-	slices.SortStableFunc(all, func(a, b named) int { return cmpInt(int(a.day), int(b.day)) })
+	slices.SortStableFunc(all, func(a, b named) int { return cmp.Compare(a.day, b.day) })
 	for _, n := range all {
 		if k := len(y.days); k > 0 && y.days[k-1] == n.day {
 			continue // two holidays observed on one date

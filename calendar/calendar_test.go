@@ -1,4 +1,4 @@
-package dstsafe_test
+package calendar_test
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/calendar"
 )
 
 func date(y int, m time.Month, d int) dstsafe.Date { return dstsafe.Date{Year: y, Month: m, Day: d} }
@@ -23,7 +24,7 @@ func TestUSFederalHolidays(t *testing.T) {
 		2026: "01-01 01-19 02-16 05-25 06-19 07-03 09-07 10-12 11-11 11-26 12-25", // July 4 is a Saturday
 		2027: "01-01 01-18 02-15 05-31 06-18 07-05 09-06 10-11 11-11 11-25 12-24 12-31",
 	}
-	us := dstsafe.USFederalHolidays()
+	us := calendar.USFederalHolidays()
 	for y, w := range want {
 		var got []string
 		for d := date(y, 1, 1); d.Year == y; d = d.AddDays(1) {
@@ -71,8 +72,8 @@ func TestEaster(t *testing.T) {
 		2019: date(2019, 4, 21), 2024: date(2024, 3, 31), 2025: date(2025, 4, 20), 2038: date(2038, 4, 25),
 		2285: date(2285, 3, 22),
 	}
-	easter := dstsafe.EasterHoliday("Easter Sunday", 0)
-	goodFriday := dstsafe.EasterHoliday("Good Friday", -2)
+	easter := calendar.EasterHoliday("Easter Sunday", 0)
+	goodFriday := calendar.EasterHoliday("Good Friday", -2)
 	for y := 1583; y <= 4099; y++ {
 		want := gaussEaster(y)
 		if k, ok := known[y]; ok && k != want {
@@ -101,7 +102,7 @@ func TestHolidayRules(t *testing.T) {
 					}
 				}
 				for n := 1; n <= 5; n++ {
-					got, ok := dstsafe.NthWeekdayHoliday("", n, wd, m).Date(y)
+					got, ok := calendar.NthWeekdayHoliday("", n, wd, m).Date(y)
 					if n > len(days) {
 						if ok {
 							t.Errorf("%d-%02d: %d. %v is %v, but the month has %d", y, m, n, wd, got, len(days))
@@ -111,47 +112,47 @@ func TestHolidayRules(t *testing.T) {
 					if !ok || got != date(y, m, days[n-1]) {
 						t.Errorf("%d-%02d: %d. %v is %v, want day %d", y, m, n, wd, got, days[n-1])
 					}
-					if last, _ := dstsafe.NthWeekdayHoliday("", -n, wd, m).Date(y); n <= len(days) && last != date(y, m, days[len(days)-n]) {
+					if last, _ := calendar.NthWeekdayHoliday("", -n, wd, m).Date(y); n <= len(days) && last != date(y, m, days[len(days)-n]) {
 						t.Errorf("%d-%02d: %d. last %v is %v", y, m, n, wd, last)
 					}
 				}
-				if last, _ := dstsafe.LastWeekdayHoliday("", wd, m).Date(y); last != date(y, m, days[len(days)-1]) {
+				if last, _ := calendar.LastWeekdayHoliday("", wd, m).Date(y); last != date(y, m, days[len(days)-1]) {
 					t.Errorf("%d-%02d: last %v is %v", y, m, wd, last)
 				}
 			}
 			// Observance of a fixed date on the 15th.
 			wd := time.Date(y, m, 15, 12, 0, 0, 0, time.UTC).Weekday()
-			shift := map[dstsafe.Observance]map[time.Weekday]int{
-				dstsafe.ObservedOnDate:         {},
-				dstsafe.ObservedNearestWeekday: {time.Saturday: -1, time.Sunday: 1},
-				dstsafe.ObservedMonday:         {time.Saturday: 2, time.Sunday: 1},
-				dstsafe.ObservedSundayToMonday: {time.Sunday: 1},
+			shift := map[calendar.Observance]map[time.Weekday]int{
+				calendar.ObservedOnDate:         {},
+				calendar.ObservedNearestWeekday: {time.Saturday: -1, time.Sunday: 1},
+				calendar.ObservedMonday:         {time.Saturday: 2, time.Sunday: 1},
+				calendar.ObservedSundayToMonday: {time.Sunday: 1},
 			}
 			for o, sh := range shift {
-				got, _ := dstsafe.FixedHoliday("", m, 15).Observed(o).Date(y)
+				got, _ := calendar.FixedHoliday("", m, 15).Observed(o).Date(y)
 				if want := date(y, m, 15+sh[wd]); got != want {
 					t.Errorf("%d-%02d-15 (%v) observed %v: %v, want %v", y, m, wd, o, got, want)
 				}
 			}
 		}
 	}
-	if _, ok := dstsafe.FixedHoliday("leap day", time.February, 29).Date(2025); ok {
+	if _, ok := calendar.FixedHoliday("leap day", time.February, 29).Date(2025); ok {
 		t.Error("February 29, 2025")
 	}
-	if _, ok := dstsafe.FixedHoliday("x", time.May, 1).Years(2000, 2010).Date(2011); ok {
+	if _, ok := calendar.FixedHoliday("x", time.May, 1).Years(2000, 2010).Date(2011); ok {
 		t.Error("a holiday in force to 2010 in 2011")
 	}
-	if _, ok := (dstsafe.Holiday{}).Date(2024); ok {
+	if _, ok := (calendar.Holiday{}).Date(2024); ok {
 		t.Error("the zero Holiday names a date")
 	}
 }
 
 // TestCalendarSets: weekday sets, explicit dates, union and difference.
 func TestCalendarSets(t *testing.T) {
-	weekend := dstsafe.Weekends()
-	closures := dstsafe.Dates(date(2024, 12, 24), date(2024, 12, 31), date(2024, 12, 24))
-	marketSaturday := dstsafe.Dates(date(2024, 12, 28))
-	cal := dstsafe.Difference(dstsafe.Union(weekend, closures, dstsafe.USFederalHolidays()), marketSaturday)
+	weekend := calendar.Weekends()
+	closures := calendar.Dates(date(2024, 12, 24), date(2024, 12, 31), date(2024, 12, 24))
+	marketSaturday := calendar.Dates(date(2024, 12, 28))
+	cal := calendar.Difference(calendar.Union(weekend, closures, calendar.USFederalHolidays()), marketSaturday)
 	var got []string
 	for d := date(2024, 12, 20); d.Before(date(2025, 1, 3)); d = d.AddDays(1) {
 		if cal.Contains(d) {
@@ -163,7 +164,7 @@ func TestCalendarSets(t *testing.T) {
 	if w := "12-21 12-22 12-24 12-25 12-29 12-31 01-01"; strings.Join(got, " ") != w {
 		t.Errorf("got %s, want %s", strings.Join(got, " "), w)
 	}
-	if dstsafe.WeekdaySet(0).Contains(date(2024, 12, 21)) || !dstsafe.Weekdays(time.Friday).Contains(date(2024, 12, 20)) {
+	if calendar.WeekdaySet(0).Contains(date(2024, 12, 21)) || !calendar.Weekdays(time.Friday).Contains(date(2024, 12, 20)) {
 		t.Error("WeekdaySet")
 	}
 	defer func() {
@@ -171,89 +172,12 @@ func TestCalendarSets(t *testing.T) {
 			t.Error("Dates accepted February 30")
 		}
 	}()
-	dstsafe.Dates(date(2024, 2, 30))
-}
-
-// firstInstantOf finds, with the time package alone, the first unix second
-// at which loc's clocks read date d: minute steps from well before, then
-// bisection within the step.
-func firstInstantOf(loc *time.Location, d dstsafe.Date) int64 {
-	reads := func(u int64) int {
-		y, m, dd := time.Unix(u, 0).In(loc).Date()
-		return date(y, m, dd).Compare(d)
-	}
-	u := time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC).Unix() - 30*3600
-	for reads(u) < 0 {
-		u += 60
-	}
-	lo, hi := u-60, u // lo reads an earlier date, hi d or later
-	for hi-lo > 1 {
-		m := lo + (hi-lo)/2
-		if reads(m) < 0 {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return hi
-}
-
-// TestZonedCalendarDays: in every zone, the days around every offset
-// change begin at the first instant that reads them (found by the time
-// package alone), also when midnight is in a gap, and every instant of a
-// holiday is in the calendar, from its first to its last second.
-func TestZonedCalendarDays(t *testing.T) {
-	t.Parallel()
-	type day struct {
-		zone string
-		d    dstsafe.Date
-		at   string // the first instant, if known from the law
-	}
-	for _, tc := range []day{
-		{"America/Santiago", date(2019, 9, 8), "2019-09-08T01:00:00-03:00"},   // 00:00 -04 -> 01:00 -03
-		{"America/Havana", date(2024, 3, 10), "2024-03-10T01:00:00-04:00"},    // 00:00 CST -> 01:00 CDT
-		{"America/Havana", date(2024, 11, 3), "2024-11-03T00:00:00-04:00"},    // 01:00 CDT -> 00:00 CST: the first midnight
-		{"Asia/Beirut", date(2024, 3, 31), "2024-03-31T01:00:00+03:00"},       // 00:00 EET -> 01:00 EEST
-		{"America/Sao_Paulo", date(2018, 11, 4), "2018-11-04T01:00:00-02:00"}, // 00:00 -03 -> 01:00 -02
-		{"Pacific/Apia", date(2011, 12, 30), "2011-12-31T00:00:00+14:00"},     // skipped: empty, at the next day's start
-	} {
-		z := zoneNamed(t, tc.zone)
-		cal := dstsafe.CalendarIn(dstsafe.Dates(tc.d), z.Loc)
-		start, end := cal.Day(tc.d)
-		if start.Format(time.RFC3339) != tc.at {
-			t.Errorf("%s %v starts at %v, want %s", tc.zone, tc.d, start.Format(time.RFC3339), tc.at)
-		}
-		if cal.Location() != z.Loc || !cal.Contains(tc.d) {
-			t.Errorf("%s: Location or Contains", tc.zone)
-		}
-		if !start.Equal(end) && (!cal.ContainsTime(start) || !cal.ContainsTime(end.Add(-time.Second)) || cal.ContainsTime(start.Add(-time.Second)) || cal.ContainsTime(end)) {
-			t.Errorf("%s %v: [%v, %v) is not exactly the holiday", tc.zone, tc.d, start, end)
-		}
-	}
-	checked := 0
-	for _, z := range distinctZones(t) {
-		o := oracleFor(z)
-		for i, ch := range o.tested {
-			if raceEnabled && i%5 != 0 {
-				continue
-			}
-			y, m, dd := time.Unix(ch.At, 0).In(z.Loc).Date()
-			for _, d := range []dstsafe.Date{date(y, m, dd), date(y, m, dd).AddDays(1)} {
-				cal := dstsafe.CalendarIn(dstsafe.Dates(d), z.Loc)
-				start, _ := cal.Day(d)
-				if want := firstInstantOf(z.Loc, d); start.Unix() != want {
-					t.Errorf("%s %v starts at %s, want %s", z.Name, d, fmtUnix(z.Loc, start.Unix()), fmtUnix(z.Loc, want))
-				}
-				checked++
-			}
-		}
-	}
-	t.Logf("%d days around offset changes begin where the time package says", checked)
+	calendar.Dates(date(2024, 2, 30))
 }
 
 // TestHolidaysConcurrent: the year cache under concurrent use.
 func TestHolidaysConcurrent(t *testing.T) {
-	us := dstsafe.USFederalHolidays()
+	us := calendar.USFederalHolidays()
 	want := map[int][]dstsafe.Date{}
 	for y := 2000; y < 2040; y++ {
 		for d := date(y, 1, 1); d.Year == y; d = d.AddDays(1) {
@@ -262,7 +186,7 @@ func TestHolidaysConcurrent(t *testing.T) {
 			}
 		}
 	}
-	fresh := dstsafe.USFederalHolidays()
+	fresh := calendar.USFederalHolidays()
 	errs := make(chan string, 8)
 	for g := range 8 {
 		go func() {

@@ -1,6 +1,8 @@
-package dstsafe
+package calendar
 
-import "time"
+import (
+	"time"
+)
 
 // USFederalHolidays returns the eleven legal public holidays of the
 // United States federal government (5 U.S.C. 6103), observed on the
