@@ -96,8 +96,8 @@ var auditCases = []struct {
 		seed: []seeded{
 			{"2024-11-03T00:00:00", "2024-11-03T05:00:00Z", dstsafe.StateSucceeded, "w", ""},
 			{"2024-11-03T00:30:00", "2024-11-03T05:30:00Z", dstsafe.StateSucceeded, "w", ""},
-			{"2024-11-03T01:00:00", "2024-11-03T06:00:00Z", dstsafe.StateSucceeded, "w", ""},       // 01:00 CDT
-			{"2024-11-03T01:30:00", "2024-11-03T06:30:00Z", dstsafe.StateFailed, "w", "timeout"},   // 01:30 CDT
+			{"2024-11-03T01:00:00", "2024-11-03T06:00:00Z", dstsafe.StateSucceeded, "w", ""},        // 01:00 CDT
+			{"2024-11-03T01:30:00", "2024-11-03T06:30:00Z", dstsafe.StateFailed, "w", "timeout"},    // 01:30 CDT
 			{"2024-11-03T01:00:00;fold=1", "2024-11-03T07:00:00Z", dstsafe.StateSucceeded, "w", ""}, // 01:00 CST
 			// 01:30 CST (07:30Z): no record.
 			{"2024-11-03T02:00:00", "2024-11-03T08:00:00Z", dstsafe.StateSucceeded, "w", ""},
