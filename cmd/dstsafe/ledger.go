@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/dstsafe/dstsafe"
 )
 
@@ -47,7 +49,7 @@ and, for retry, skip and pause, why (--reason, required).
   pause JOB     pause the job on every replica (its periods due while
                 paused are skipped) until resume; --force pauses a job
                 the ledger does not know yet (not deployed yet)
-  resume JOB    resume it, as of the ledger's now (see below)
+  resume JOB    resume it
   audit         every period of --schedule due in [--from, --to) (and
                 before now) without a succeeded record: missing (no
                 record), failed, abandoned, running, skipped (by whom,
@@ -55,6 +57,11 @@ and, for retry, skip and pause, why (--reason, required).
 
 A JOB the ledger has no record and no pause state for is refused (exit
 1) with the closest known name: a typo is never read as "no periods".
+
+A pause or resume is stamped with the store's clock (PostgreSQL's
+clock_timestamp(), Redis's TIME, the SQLite file's host), never this
+host's: schedulers skip as paused the periods due before a resume's
+instant, so a CLI clock running ahead would skip real periods.
 
 Periods are the ledger's keys, as the scheduler wrote them: the nominal
 period (2024-11-03, or 2024-11-03T01:30:00 by wall reading), never the
@@ -117,6 +124,8 @@ type ledgerFlags struct {
 	sched                   *scheduleFlags
 	key                     string
 	audit                   *auditSpec // audit's, parsed before the ledger is opened
+	asOf                    time.Time     // when set, the ledger's clock reads it (storeNow)
+	redisClient             *redis.Client // a --redis ledger's client
 }
 
 // subcommand says what a ledger subcommand takes.
@@ -526,20 +535,27 @@ func skipRefused(c *cmdContext, job, period string, err error) error {
 }
 
 func ledgerPause(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ string) error {
-	return setPause(c, l, job, dstsafe.Pause{Paused: true, By: f.by, Reason: f.reason})
+	return setPause(c, l, f, job, dstsafe.Pause{Paused: true, By: f.by, Reason: f.reason})
 }
 
 func ledgerResume(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ string) error {
-	return setPause(c, l, job, dstsafe.Pause{By: f.by, Reason: f.reason})
+	return setPause(c, l, f, job, dstsafe.Pause{By: f.by, Reason: f.reason})
 }
 
-func setPause(c *cmdContext, l dstsafe.ControlLedger, job string, p dstsafe.Pause) error {
+func setPause(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job string, p dstsafe.Pause) error {
 	ctx := context.Background()
 	before, err := l.GetPause(ctx, job)
 	if err != nil {
 		return err
 	}
+	// Since, the instant schedulers compare due periods with, is the
+	// store's now, never this host's: a clock running ahead here would
+	// skip real periods as paused after a resume.
+	if f.asOf, err = storeNow(ctx, l, f); err != nil {
+		return err
+	}
 	after, err := l.SetPause(ctx, job, p)
+	f.asOf = time.Time{}
 	if err != nil {
 		return err
 	}
