@@ -123,7 +123,7 @@ type ledgerFlags struct {
 	job, schedule           string
 	sched                   *scheduleFlags
 	key                     string
-	audit                   *auditSpec // audit's, parsed before the ledger is opened
+	audit                   *auditSpec    // audit's, parsed before the ledger is opened
 	asOf                    time.Time     // when set, the ledger's clock reads it (storeNow)
 	redisClient             *redis.Client // a --redis ledger's client
 }
