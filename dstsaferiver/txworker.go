@@ -36,7 +36,9 @@ type TxWorkFunc[T river.JobArgs] func(ctx context.Context, tx *sql.Tx, run dstsa
 // PostgreSQL the second claim waits for the first transaction and then
 // finds the period claimed; on SQLite transactions hold the database's one
 // write lock (open it with _txlock=immediate). The job then completes
-// without running work ("already claimed").
+// without running work ("already claimed"). A claim refused for good
+// (dstsafe.ErrPermanent: a ledger never migrated) cancels the job, as
+// NewWorker does.
 //
 // What it does not: an error from work rolls everything back, so the
 // period has no ledger record and river's retry policy alone decides
