@@ -26,7 +26,7 @@ const (
 	defaultWakeInterval = time.Minute
 )
 
-// WithClock sets the Scheduler's clock. Defaults to RealClock(); a nil
+// WithClock sets the Scheduler's clock. Defaults to clockwork.NewRealClock(); a nil
 // clock is ignored, as if not given. Pass a *clockwork.FakeClock to drive the
 // scheduler in tests (see Simulate).
 func WithClock(c Clock) SchedulerOption {

@@ -225,13 +225,13 @@ func TestPauseErrors(t *testing.T) {
 	plain := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(noControl{ledger}), dstsafe.WithLogger(quiet()))
 	require.NoError(t, plain.Add("sync", mustCron(t, "0 * * * *"), nop))
 	for _, err := range []error{plain.Pause(ctx, "sync", "x"), plain.Resume(ctx, "sync")} {
-		require.ErrorIs(t, err, dstsafe.ErrNotSupported)
+		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 		var je *dstsafe.JobError
 		require.ErrorAs(t, err, &je)
 	}
 	_, err = plain.Paused(ctx, "sync")
-	require.ErrorIs(t, err, dstsafe.ErrNotSupported)
-	require.ErrorIs(t, plain.Add("b", mustCron(t, "0 * * * *"), nop, dstsafe.WithPauseOnFailure(3)), dstsafe.ErrNotSupported)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
+	require.ErrorIs(t, plain.Add("b", mustCron(t, "0 * * * *"), nop, dstsafe.WithPauseOnFailure(3)), dstsafe.ErrInvalidArgument)
 	// A plain ledger never pauses: its job runs, at 13:00Z and 14:00Z.
 	fires, err := dstsafe.Simulate(ctx, plain, time.Hour)
 	require.NoError(t, err)

@@ -100,7 +100,7 @@ func (s *Scheduler) newJobSpec(name string, sched Schedule, fn func(context.Cont
 		}
 	}
 	if cfg.pauseAfter > 0 && s.control == nil {
-		return nil, fmt.Errorf("%w: WithPauseOnFailure needs a ControlLedger, %T is not one", ErrNotSupported, s.ledger)
+		return nil, fmt.Errorf("%w: WithPauseOnFailure needs a ControlLedger, %T is not one", errNotSupported, s.ledger)
 	}
 	if err := spec.checkJitter(s.clock.Now()); err != nil {
 		return nil, err

@@ -204,7 +204,7 @@ func (s *Scheduler) ledgerCall(env runEnv, job, msg string, f func(ctx context.C
 // period or job rather than a failure.
 func isAnswer(err error) bool {
 	return errors.Is(err, ErrAlreadyClaimed) || errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrNotFound) ||
-		errors.Is(err, ErrNotSupported) || errors.Is(err, ErrMaxRuns)
+		errors.Is(err, errNotSupported) || errors.Is(err, ErrMaxRuns)
 }
 
 // sleep waits d on the clock; false if Run stops or env's context ends

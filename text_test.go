@@ -49,10 +49,10 @@ func ptrCase[T any, P interface {
 
 var enumCases = map[string]enumCase{
 	"FoldPolicy": ptrCase[dstsafe.FoldPolicy](map[string]textValue{
-		"auto": dstsafe.FoldAuto, "first": dstsafe.FoldFirst, "last": dstsafe.FoldLast, "both": dstsafe.FoldBoth,
+		"auto": dstsafe.FoldPolicy(0), "first": dstsafe.FoldFirst, "last": dstsafe.FoldLast, "both": dstsafe.FoldBoth,
 	}, dstsafe.FoldPolicy(4), "FoldPolicy(4)"),
 	"GapPolicy": ptrCase[dstsafe.GapPolicy](map[string]textValue{
-		"auto": dstsafe.GapAuto, "shift": dstsafe.GapShift, "at-transition": dstsafe.GapAtTransition, "skip": dstsafe.GapSkip,
+		"auto": dstsafe.GapPolicy(0), "shift": dstsafe.GapShift, "at-transition": dstsafe.GapAtTransition, "skip": dstsafe.GapSkip,
 	}, dstsafe.GapPolicy(4), "GapPolicy(4)"),
 	"PeriodKey": ptrCase[dstsafe.PeriodKey](map[string]textValue{
 		"wall": dstsafe.ByWall, "date": dstsafe.ByDate,
@@ -156,8 +156,8 @@ func TestEnumTextVar(t *testing.T) {
 		dis     dstsafe.Disambiguation
 		overlap dstsafe.Overlap
 	)
-	fs.TextVar(&fold, "fold", dstsafe.FoldAuto, "")
-	fs.TextVar(&gap, "gap", dstsafe.GapAuto, "")
+	fs.TextVar(&fold, "fold", dstsafe.FoldPolicy(0), "")
+	fs.TextVar(&gap, "gap", dstsafe.GapPolicy(0), "")
 	fs.TextVar(&key, "key", dstsafe.ByWall, "")
 	fs.TextVar(&dis, "policy", dstsafe.Compatible, "")
 	fs.TextVar(&overlap, "overlap", dstsafe.OverlapSkip, "")
