@@ -16,7 +16,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsaferiver"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
@@ -30,8 +30,8 @@ import (
 // server-backed test uses: scripts/test runs it alone, as sqlledger's
 // TestPostgresRestart.
 func TestPostgresBlip(t *testing.T) {
-	ctl := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_CTL")
-	dsn := dstsafetest.RequireEnv(t, pgEnv)
+	ctl := testkit.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_CTL")
+	dsn := testkit.RequireEnv(t, pgEnv)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pgctl := func(args ...string) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsaferiver"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
@@ -27,7 +27,7 @@ import (
 // live client every period is inserted and worked on time, within
 // FetchPollInterval of its due instant, exactly once.
 func TestInsertDueWithoutLeader(t *testing.T) {
-	dsn := dstsafetest.RequireEnv(t, pgEnv)
+	dsn := testkit.RequireEnv(t, pgEnv)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	db, err := sql.Open("pgx", dsn)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsaferiver"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
@@ -32,7 +32,7 @@ import (
 // of the period inserted after the first's row was deleted completes
 // without running the work.
 func TestTxWorkerPgx(t *testing.T) {
-	dsn := dstsafetest.RequireEnv(t, pgEnv)
+	dsn := testkit.RequireEnv(t, pgEnv)
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, dsn)
 	require.NoError(t, err)

@@ -9,7 +9,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
@@ -23,8 +23,9 @@ func TestJobsOfLedgerWrittenBeforeTheSet(t *testing.T) {
 	ctx := context.Background()
 	base := testPrefix(t, c)
 	prefix := base + "ops*[1]:"
-	clock := clockwork.NewFakeClockAt(dstsafetest.SuiteStart)
-	old := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
+	clock := clockwork.NewFakeClockAt(testkit.SuiteStart)
+	old, err := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
+	noErr(t, err, "New")
 	var want []string
 	for j := range 30 {
 		job := fmt.Sprintf("tenant-%02d", j)
@@ -42,14 +43,16 @@ func TestJobsOfLedgerWrittenBeforeTheSet(t *testing.T) {
 	want = append(want, "export")
 	slices.Sort(want)
 	// A sibling prefix that "ops*[1]:" as a glob would match.
-	sibling := redisledger.New(c, redisledger.WithKeyPrefix(base+"opsX1:"), redisledger.WithClock(clock))
+	sibling, err := redisledger.New(c, redisledger.WithKeyPrefix(base+"opsX1:"), redisledger.WithClock(clock))
+	noErr(t, err, "New")
 	if _, err := sibling.Claim(ctx, dstsafe.ClaimRequest{Job: "intruder", Period: "2024-11-03", Owner: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	// Before the set: delete it and its marker, as an old dstsafe left them.
 	noErr(t, c.Del(ctx, prefix+"jobs", prefix+"jobs:scanned").Err(), "DEL")
 
-	l := redisledger.New(c, redisledger.WithKeyPrefix(prefix))
+	l, err := redisledger.New(c, redisledger.WithKeyPrefix(prefix))
+	noErr(t, err, "New")
 	got, err := l.Jobs(ctx)
 	noErr(t, err, "Jobs")
 	if !slices.Equal(got, want) {

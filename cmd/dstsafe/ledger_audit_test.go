@@ -16,7 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 	"github.com/dstsafe/dstsafe/sqlledger"
 	"github.com/dstsafe/dstsafe/sqlledger/sqlite"
@@ -189,7 +189,7 @@ var emptyLedgers = map[string]emptyLedger{
 		return l, []string{"--sqlite", path}
 	},
 	"postgres": func(t *testing.T, clock *clockwork.FakeClock) (dstsafe.ControlLedger, []string) {
-		dsn := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
+		dsn := testkit.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
 		serverSeq++
 		schema := fmt.Sprintf("dstsafe_cli_audit_%d_%d", os.Getpid(), serverSeq)
 		db, err := sql.Open("pgx", dsn)
@@ -212,7 +212,7 @@ var emptyLedgers = map[string]emptyLedger{
 		return l, []string{"--postgres", dsn, "--table", schema + ".job_runs"}
 	},
 	"redis": func(t *testing.T, clock *clockwork.FakeClock) (dstsafe.ControlLedger, []string) {
-		addr := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
+		addr := testkit.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
 		c := redis.NewClient(&redis.Options{Addr: addr})
 		serverSeq++
 		prefix := fmt.Sprintf("dstsafe-cli-audit:%d:%d:", os.Getpid(), serverSeq)
@@ -223,7 +223,10 @@ var emptyLedgers = map[string]emptyLedger{
 			}
 			c.Close()
 		})
-		l := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
+		l, err := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
+		if err != nil {
+			t.Fatal(err)
+		}
 		return l, []string{"--redis", addr, "--prefix", prefix}
 	},
 }
