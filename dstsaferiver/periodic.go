@@ -298,8 +298,8 @@ func (p *periodic[T]) recheckPending(ctx context.Context, now time.Time) []dstsa
 			case dstsafe.CatchUpAll:
 				ok = !o.At.Before(now.Add(-c.Window))
 			case dstsafe.CatchUpSkip:
-			default: // CatchUpLatest: the latest late one
-				ok = i == len(again)-1 || !again[i+1].At.Before(onTimeFrom)
+			default: // CatchUpLatest: the latest, when it is late (none is on time)
+				ok = i == len(again)-1
 			}
 		}
 		if ok {
