@@ -32,6 +32,12 @@ type Description struct {
 	// Runs counts the runs WithMaxRuns has counted so far (succeeded run
 	// slots); 0 without a limit.
 	Runs int
+	// ClockSkew is the Scheduler's latest claim refusal for clock skew
+	// (an error wrapping ErrClockSkew, whose message gives both clocks and
+	// the offset; see WithMaxClockOffset), of any of its jobs, while it
+	// lasts: nil once a claim is accepted again, and before any refusal.
+	// While it is set, this replica runs nothing.
+	ClockSkew error
 }
 
 // Upcoming is one coming occurrence of a job.
@@ -65,7 +71,7 @@ func (s *Scheduler) Describe(ctx context.Context, job string, n int) (Descriptio
 	}
 	cfg := &spec.cfg
 	d := Description{Job: job, Schedule: spec.sched, Overlap: cfg.overlap, CatchUp: cfg.catchUp, Jitter: cfg.jitter,
-		Start: cfg.startOf(), End: cfg.endOf(), MaxRuns: cfg.maxRuns}
+		Start: cfg.startOf(), End: cfg.endOf(), MaxRuns: cfg.maxRuns, ClockSkew: s.skew.current()}
 	fail := func(err error) (Description, error) { return Description{}, &JobError{Job: job, Err: err} }
 	now := s.clock.Now()
 	if cfg.maxRuns > 0 {

@@ -2,6 +2,7 @@ package dstsafe
 
 import (
 	"context"
+	"errors"
 	"math"
 	"time"
 
@@ -57,3 +58,13 @@ func SameZoneTable(a, b *time.Location) bool {
 
 // ZoneDataID is the tz data identity recorded in schedule fingerprints.
 var ZoneDataID = zoneDataID
+
+// ClockSkewOf returns what a claim refused for its clock carries: the
+// claimer's clock minus the store's, the bound, and both readings.
+func ClockSkewOf(err error) (offset, limit time.Duration, store, claimer time.Time, ok bool) {
+	var se *clockSkewError
+	if !errors.As(err, &se) {
+		return 0, 0, time.Time{}, time.Time{}, false
+	}
+	return se.Offset, se.Max, se.StoreNow, se.ClaimerNow, true
+}

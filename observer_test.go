@@ -169,10 +169,24 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		require.Equal(t, event.Resumed, ev.all()[1].Type)
 		note(ev)
 	})
-	for typ := event.Due; typ <= event.Resumed; typ++ {
+	t.Run("clock skew", func(t *testing.T) {
+		// The ledger's clock is the fake clock; this replica's runs 6 s
+		// ahead of it, past the default 5 s: its claim is refused.
+		fc := clockwork.NewFakeClockAt(start)
+		ev := &eventLog{}
+		s := dstsafe.NewScheduler(dstsafe.WithClock(&steppedClock{fc: fc, offset: 6 * time.Second}), dstsafe.WithLedger(dstsafe.NewMemoryLedger(fc)),
+			dstsafe.WithLogger(quiet()), dstsafe.WithObserver(ev))
+		require.NoError(t, s.Add("sync", hourly, nop))
+		require.ErrorIs(t, s.RunNow(ctx, "sync", "2024-06-01T00:00:00"), dstsafe.ErrClockSkew)
+		require.Equal(t, []event.Type{event.Due, event.ClockSkew}, ev.types("sync", "2024-06-01T00:00:00"))
+		require.Equal(t, 6*time.Second, ev.all()[1].Offset)
+		require.ErrorIs(t, ev.all()[1].Err, dstsafe.ErrClockSkew)
+		note(ev)
+	})
+	for typ := event.Due; typ <= event.ClockSkew; typ++ {
 		require.True(t, seen[typ], "no test emitted %s", typ)
 	}
-	require.Equal(t, "invalid", (event.Resumed + 1).String(), "a new event.Type needs a case here")
+	require.Equal(t, "invalid", (event.ClockSkew + 1).String(), "a new event.Type needs a case here")
 }
 
 // unreachableHeartbeat is the real MemoryLedger behind a connection that

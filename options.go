@@ -18,6 +18,8 @@ type schedulerConfig struct {
 	drainTimeout time.Duration
 	wakeInterval time.Duration
 	observers    []Observer
+	// maxClockOffset: WithMaxClockOffset (scheduler_skew.go).
+	maxClockOffset time.Duration
 }
 
 // The defaults of WithDrainTimeout and WithWakeInterval.

@@ -97,6 +97,11 @@ type Scheduler struct {
 	wake       chan struct{}
 
 	keeper keeper // the running attempts' heartbeats and timeouts
+
+	// Clock skew (scheduler_skew.go): the offset claims allow, and
+	// whether the last claim was refused for it.
+	maxClockOffset time.Duration
+	skew           skewState
 }
 
 // runState is one call of Run (or Simulate).
@@ -150,7 +155,7 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 		cfg.owner = host + ":" + strconv.Itoa(os.Getpid())
 	}
 	control, _ := cfg.ledger.(ControlLedger)
-	return &Scheduler{
+	s := &Scheduler{
 		clock:        cfg.clock,
 		ledger:       cfg.ledger,
 		control:      control,
@@ -162,6 +167,8 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 		wake:         make(chan struct{}, 1),
 		jobs:         make(map[string]*job),
 	}
+	s.maxClockOffset = cfg.maxClockOffset
+	return s
 }
 
 // Add registers a job: fn runs once per period of s. Add may be called
@@ -190,6 +197,9 @@ func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context
 	}
 	if fn == nil {
 		return fail(errNilJobFunc)
+	}
+	if err := s.checkMaxClockOffset(); err != nil {
+		return fail(err)
 	}
 	spec, err := s.newJobSpec(name, sched, fn, opts)
 	if err != nil {

@@ -32,7 +32,10 @@ func (l *Ledger) Release(ctx context.Context, job, period, by, reason string) (d
 		return dstsafe.Record{}, err
 	}
 	for range controlPasses {
-		now := l.now()
+		now, err := l.now(ctx)
+		if err != nil {
+			return dstsafe.Record{}, mapErr("release", job, period, err)
+		}
 		r, err := l.one(ctx, l.sql.release, []any{job, period, by, reason, l.timeArg(now)})
 		if err == nil {
 			r.State = r.StateAt(now)
@@ -68,7 +71,11 @@ func (l *Ledger) SetPause(ctx context.Context, job string, p dstsafe.Pause) (dst
 		q = l.sql.pause
 	}
 	for range controlPasses {
-		got, err := l.pauseRow(ctx, q, job, p.By, reason, l.timeArg(l.now()))
+		now, err := l.now(ctx)
+		if err != nil {
+			return dstsafe.Pause{}, mapErr("set pause", job, "", err)
+		}
+		got, err := l.pauseRow(ctx, q, job, p.By, reason, l.timeArg(now))
 		if err == nil {
 			return got, nil
 		}

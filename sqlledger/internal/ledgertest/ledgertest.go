@@ -106,6 +106,7 @@ func Run(t *testing.T, b Backend) {
 		{"ConformanceInTx", testConformanceInTx},
 		{"GroupedClaims", testGroupedClaims},
 		{"GroupCommit", testGroupCommit},
+		{"GroupedClaimsSkew", testGroupedClaimsSkew},
 		{"Migrate", testMigrate},
 		{"MigrateSchemaTooNew", testMigrateSchemaTooNew},
 		{"MigrateUpgrade", testMigrateUpgrade},
