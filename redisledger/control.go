@@ -92,6 +92,9 @@ func (l *Ledger) SetPause(ctx context.Context, job string, p dstsafe.Pause) (dst
 	if err != nil {
 		return dstsafe.Pause{}, err
 	}
+	if err := l.addJob(ctx, "set pause", job); err != nil {
+		return dstsafe.Pause{}, err
+	}
 	key := l.pauseKey(job)
 	raw, cur, err := l.getPause(ctx, "set pause", key, job)
 	if err != nil {

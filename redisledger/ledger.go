@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,9 +24,11 @@ import (
 // The zero value is not usable: call New.
 type Ledger struct {
 	client      commander
-	clock       dstsafe.Clock // WithClock's; nil: Redis TIME
+	raw         redis.UniversalClient // for SCAN on every node of a cluster
+	clock       dstsafe.Clock         // WithClock's; nil: Redis TIME
 	prefix      string
 	finishedTTL time.Duration
+	known       sync.Map // job -> struct{}: in the jobs set already (jobs.go)
 }
 
 var _ dstsafe.ControlLedger = (*Ledger)(nil)
@@ -52,7 +55,7 @@ func New(client redis.UniversalClient, opts ...Option) (*Ledger, error) {
 	case c.finishedTTL < 0:
 		return nil, &ConfigError{Option: "WithFinishedTTL", Value: c.finishedTTL.String(), Reason: "must not be negative (zero keeps records forever)"}
 	}
-	l := &Ledger{client: client, clock: c.clock, prefix: c.prefix, finishedTTL: c.finishedTTL}
+	l := &Ledger{client: client, raw: client, clock: c.clock, prefix: c.prefix, finishedTTL: c.finishedTTL}
 	if c.autoPipeline {
 		ap, err := client.AutoPipeline()
 		if err != nil {
@@ -94,6 +97,10 @@ type commander interface {
 	Get(ctx context.Context, key string) *redis.StringCmd
 	MGet(ctx context.Context, keys ...string) *redis.SliceCmd
 	ZRangeByLex(ctx context.Context, key string, opt *redis.ZRangeBy) *redis.StringSliceCmd
+	SAdd(ctx context.Context, key string, members ...any) *redis.IntCmd
+	SMembers(ctx context.Context, key string) *redis.StringSliceCmd
+	Exists(ctx context.Context, keys ...string) *redis.IntCmd
+	Set(ctx context.Context, key string, value any, expiration time.Duration) *redis.StatusCmd
 }
 
 // maxSwaps bounds the compare-and-set rounds of one call. Each lost round
@@ -123,6 +130,9 @@ var ErrContended = errors.New("redisledger: record contended")
 func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
 	lease, err := ledgerkit.CheckClaim(ctx, req)
 	if err != nil {
+		return dstsafe.Record{}, err
+	}
+	if err := l.addJob(ctx, "claim", req.Job); err != nil {
 		return dstsafe.Record{}, err
 	}
 	key, idx := l.recordKey(req.Job, req.Period), l.indexKey(req.Job)

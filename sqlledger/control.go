@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -103,6 +104,34 @@ func (l *Ledger) GetPause(ctx context.Context, job string) (dstsafe.Pause, error
 		return dstsafe.Pause{}, mapErr("get pause", job, "", err)
 	}
 	return p, nil
+}
+
+// Jobs implements dstsafe.ControlLedger: one statement over the records'
+// primary key and the pause rows (see queries.go).
+func (l *Ledger) Jobs(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rows, err := l.q.QueryContext(ctx, l.sql.jobs)
+	if err != nil {
+		return nil, mapErr("jobs", "", "", err)
+	}
+	defer rows.Close()
+	jobs := []string{}
+	for rows.Next() {
+		var job string
+		if err := rows.Scan(&job); err != nil {
+			return nil, mapErr("jobs", "", "", err)
+		}
+		jobs = append(jobs, job)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr("jobs", "", "", err)
+	}
+	// By bytes, whatever the database's collation (SQLite's BINARY and
+	// PostgreSQL's "C" agree already).
+	slices.Sort(jobs)
+	return slices.Compact(jobs), nil
 }
 
 // pauseRow runs a statement returning at most one row of pauseCols.

@@ -60,8 +60,8 @@ func (c *cmdContext) scheduleFlags(withPolicies bool) *scheduleFlags {
 }
 
 // parseSchedule parses SPEC and --from with the policy flags.
-func (c *cmdContext) parseSchedule(spec string, f *scheduleFlags) (*dstsafe.Cron, time.Time, error) {
-	var opts []dstsafe.CronOption
+func (c *cmdContext) parseSchedule(spec string, f *scheduleFlags, extra ...dstsafe.CronOption) (*dstsafe.Cron, time.Time, error) {
+	opts := extra
 	if f.fold != "" {
 		var p dstsafe.FoldPolicy
 		if err := p.UnmarshalText([]byte(f.fold)); err != nil {
