@@ -76,8 +76,8 @@ var enumCases = map[string]enumCase{
 		"claimed-elsewhere": event.ClaimedElsewhere, "started": event.Started,
 		"succeeded": event.Succeeded, "failed": event.Failed, "skipped": event.Skipped,
 		"lease-lost": event.LeaseLost, "late": event.Late, "paused": event.Paused,
-		"resumed": event.Resumed,
-	}, event.Type(12), "invalid"),
+		"resumed": event.Resumed, "clock-skew": event.ClockSkew, "zone-data": event.ZoneData,
+	}, event.Type(14), "invalid"),
 }
 
 func TestEnumTextRoundTrip(t *testing.T) {

@@ -54,7 +54,7 @@ func scheduledOccurrence(cr *dstsafe.Cron, at time.Time) (dstsafe.Occurrence, er
 	if o, ok := cr.NextOccurrence(at.Add(-time.Nanosecond)); ok && o.At.Equal(at) {
 		return o, nil
 	}
-	w := dstsafe.WallOf(at.In(cr.Location()))
+	w := wallOf(at.In(cr.Location()))
 	for o, ok := cr.NextOccurrence(at.Add(-foldSpan)); ok && !o.At.After(at); o, ok = cr.NextOccurrence(o.At) {
 		if o.Wall == w {
 			return o, nil
