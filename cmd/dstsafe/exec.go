@@ -91,6 +91,8 @@ Flags:
                         hostname:pid)
   --lease D             the claim's lease, heartbeated every third of it
                         while COMMAND runs (default 1m)
+  --max-clock-offset D  refuse to claim (exit 125) when this host's clock
+                        is more than D off the ledger's (default 5s)
   --max-attempts N      attempts a period may have in all, the first
                         included (default 1: never taken over)
   --retry-failed        let a trigger take over a period that failed
@@ -108,9 +110,10 @@ Exit status: COMMAND's own when it ran (128+N when signal N killed it);
 --exit-claimed N); 2 bad arguments (a bad SPEC, URL or template, a
 scheduled time that is not an occurrence); 124 the claim was lost while
 COMMAND ran (taken over after the lease ran out): COMMAND was sent
-SIGTERM; 125 the ledger could not be opened, claimed in or written
-(COMMAND not run, or its result not recorded); 126 COMMAND could not be
-started; 127 COMMAND not found. dstsafe exec's own lines go to stderr.
+SIGTERM; 125 the ledger could not be opened or claimed in, or this
+host's clock is off the ledger's (COMMAND not run), or COMMAND's result
+could not be recorded; 126 COMMAND could not be started; 127 COMMAND not
+found. dstsafe exec's own lines go to stderr.
 
 Examples:
   dstsafe exec --ledger sqlite:///var/lib/billing/ledger.db --job billing \
@@ -154,6 +157,7 @@ type execFlags struct {
 	k8sJob                      string
 	owner                       string
 	lease                       time.Duration
+	maxClockOffset              time.Duration
 	maxAttempts                 int
 	retryFailed, retryAbandoned bool
 	exitClaimed                 int
@@ -184,6 +188,7 @@ func runExec(c *cmdContext, args []string) error {
 	c.fs.StringVar(&f.k8sJob, "k8s-job-name", os.Getenv("DSTSAFE_K8S_JOB_NAME"), "")
 	c.fs.StringVar(&f.owner, "owner", "", "")
 	c.fs.DurationVar(&f.lease, "lease", dstsafe.DefaultLease, "")
+	c.fs.DurationVar(&f.maxClockOffset, "max-clock-offset", 5*time.Second, "")
 	c.fs.IntVar(&f.maxAttempts, "max-attempts", 1, "")
 	c.fs.BoolVar(&f.retryFailed, "retry-failed", false, "")
 	c.fs.BoolVar(&f.retryAbandoned, "retry-abandoned", false, "")
@@ -233,6 +238,8 @@ func prepareExec(c *cmdContext, f *execFlags, command []string) (*execRun, error
 		return nil, usagef("missing COMMAND after --")
 	case f.misfire < 0:
 		return nil, usagef("bad --misfire %s: negative", f.misfire)
+	case f.maxClockOffset <= 0:
+		return nil, usagef("bad --max-clock-offset %s: want a positive duration such as 5s", f.maxClockOffset)
 	case f.lease <= 0:
 		return nil, usagef("bad --lease %s: want a positive duration such as 1m", f.lease)
 	case f.maxAttempts < 0:
@@ -372,6 +379,10 @@ func (x *execRun) run() error {
 	req := dstsafe.ClaimRequest{
 		Job: f.job, Period: x.occ.Period, Owner: x.owner, Lease: f.lease,
 		Retry: dstsafe.RetryPolicy{MaxAttempts: f.maxAttempts, Failed: f.retryFailed, Abandoned: f.retryAbandoned},
+		// The ledger refuses the claim if this host's clock is more than
+		// --max-clock-offset off the store's: its "now" would pick the
+		// wrong period or judge leases wrongly.
+		Now: x.clock.Now(), MaxClockOffset: f.maxClockOffset,
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), ledgerTimeout)
 	rec, err := l.Claim(ctx, req)
@@ -386,6 +397,8 @@ func (x *execRun) run() error {
 			return &exitError{f.exitClaimed}
 		}
 		return nil
+	case errors.Is(err, dstsafe.ErrClockSkew):
+		return x.fail(exitLedger, "this host's clock disagrees with the ledger's (fix its time sync): %v; nothing run", err)
 	case errors.Is(err, dstsafe.ErrInvalidArgument):
 		return usagef("%v", err)
 	case err != nil:

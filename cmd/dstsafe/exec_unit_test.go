@@ -323,6 +323,7 @@ func TestExecUsageErrors(t *testing.T) {
 		{"bad lease", append(base, "--lease", "0s", "--", "true"), "bad --lease"},
 		{"bad exit-claimed", append(base, "--exit-claimed", "300", "--", "true"), "bad --exit-claimed"},
 		{"json", append(base, "--json", "--", "true"), "exec takes no --json"},
+		{"bad max-clock-offset", append(base, "--max-clock-offset", "0s", "--", "true"), "bad --max-clock-offset"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
