@@ -10,8 +10,10 @@ import (
 // one finding that is a false alarm: check flags the 01:30 Chicago
 // schedule as inside the fall-back window ("runs twice"), not seeing that
 // the command is wrapped with dstsafe exec, which makes the second 01:30
-// find its period claimed. When check learns that (issue 23's check
-// bullet), this test must expect no finding at all.
+// find its period claimed (since main's check_cloud.go it even suggests
+// wrapping the dstsafe exec command in a second dstsafe exec). When check
+// learns that a wrapped command is safe, this test must expect no
+// finding at all.
 func TestKubernetesExampleChecks(t *testing.T) {
 	stdout, stderr, code := runCLI("check", "--json", "--from", "2024-06-01T00:00:00Z", "../../examples/kubernetes")
 	var got struct {
