@@ -56,6 +56,10 @@ var checkCorpus = map[string][]checkWant{
 	"corpus/k8s/lord-howe-cronjob.yaml": {{7, levelError, `"45 1 \* \* \*" in Australia/Lord_Howe .*01:45 occurs twice on 2026-04-05\), so it runs twice, 30 minutes off.*dstsafe exec --ledger URL --job island-report --schedule 'CRON_TZ=Australia/Lord_Howe 45 1 \* \* \*' -- /app/report --since 24h$`}},
 	// Payroll at 01:30 New York: repeated on 2026-11-01; the UTC and weekday jobs are quiet.
 	"corpus/k8s/payroll-cronjob.yaml": {{7, levelError, `"30 1 \* \* \*" in America/New_York .*01:30 occurs twice on 2026-11-01.*dstsafe exec --ledger URL --job payroll --schedule 'CRON_TZ=America/New_York 30 1 \* \* \*' -- /bin/payroll run --period daily$`}},
+	// Wrapped in dstsafe exec: the fold is harmless (quiet); an exec
+	// --schedule in another zone than the CronJob's is an error. The shell
+	// -c form's quoted schedule is not read as a flag word: quiet.
+	"corpus/k8s/wrapped-cronjob.yaml": {{45, levelError, `dstsafe exec --schedule "CRON_TZ=Europe/London 30 1 \* \* \*", but the CronJob fires "30 1 \* \* \*" in America/Chicago`}},
 	// Serverless Framework, method: scheduler: 02:30 Chicago skipped; the
 	// eventBus schedule (a rule) is in UTC.
 	"corpus/more/serverless.yml": {{12, levelError, `cron\(30 2 \* \* \? \*\) in America/Chicago .*02:30 does not exist on 2026-03-08`}},

@@ -26,10 +26,10 @@ func TestKubernetesExampleChecks(t *testing.T) {
 	if got.Files != 2 {
 		t.Errorf("checked %d files, want 2 (cronjob.yaml, Dockerfile)", got.Files)
 	}
+	// The manifest runs 01:30 Chicago time, inside the fall-back window,
+	// but wrapped in dstsafe exec: the second trigger runs nothing, so
+	// check has nothing to say.
 	for _, f := range got.Findings {
-		knownFalseAlarm := f.File == "../../examples/kubernetes/cronjob.yaml" && f.Line == 17 && f.Check == "window"
-		if !knownFalseAlarm {
-			t.Errorf("finding %+v", f)
-		}
+		t.Errorf("finding %+v", f)
 	}
 }
