@@ -314,6 +314,7 @@ func (s *Scheduler) prime(rs *runState, j *job) bool {
 			if rs.ctx.Err() != nil {
 				return false
 			}
+			s.ledgerFailed(j.name, err)
 			if isPermanent(err) {
 				s.fail(rs, j.name, err)
 				return false
@@ -325,6 +326,7 @@ func (s *Scheduler) prime(rs *runState, j *job) bool {
 			backoff = min(2*backoff, time.Minute)
 			continue
 		}
+		s.ledgerAnswered()
 		cursor := now.Add(-time.Nanosecond)
 		if spec.cfg.jitter > 0 {
 			if o, ok := spec.nextAfter(now.Add(-spec.cfg.jitter)); ok && !o.At.After(now) && spec.taskOf(j.name, o).start.After(now) {
@@ -389,17 +391,21 @@ func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
 		Lease: t.spec.cfg.lease, Schedule: s.fingerprintNow(j)})
 	if err != nil {
 		var ce *ClaimedError
-		switch {
-		case errors.As(err, &ce):
+		if errors.As(err, &ce) {
 			s.emitTask(EventClaimedElsewhere, j.name, t, ce.Existing.Attempt, "", nil)
 			return // already has its record
-		case isPermanent(err):
+		}
+		s.ledgerFailed(j.name, err)
+		if isPermanent(err) {
 			s.fail(rs, j.name, err)
 		}
 		s.log.Error("run skip failed: ledger claim", "job", j.name, "period", t.o.Period, "error", err)
 		return
 	}
 	if _, err := s.ledger.Finish(rs.ctx, j.name, t.o.Period, rec.Token, StateSkipped, reason); err != nil {
+		if !isAnswer(err) {
+			s.ledgerFailed(j.name, err)
+		}
 		if isPermanent(err) {
 			s.fail(rs, j.name, err)
 		}

@@ -109,17 +109,23 @@ const (
 	// records EventSkipped ("paused") for each period.
 	EventPaused
 	EventResumed
+	// EventLedgerError: a ledger call failed (Err; Job when it was about
+	// one job's period, empty for Run's startup probe). One per failed
+	// call, retried or not: a database that goes away is visible while
+	// the Scheduler keeps retrying. See Healthy and
+	// Description.LedgerDownSince.
+	EventLedgerError
 )
 
 // String returns the event type's name: "due", "claimed",
 // "claimed-elsewhere", "started", "succeeded", "failed", "skipped",
-// "lease-lost", "late", "paused" or "resumed".
+// "lease-lost", "late", "paused", "resumed", or "ledger-error".
 func (t EventType) String() string {
-	if t >= EventDue && t <= EventResumed {
+	if t >= EventDue && int(t-EventDue) < len(eventNames) {
 		return eventNames[t-EventDue]
 	}
 	return "invalid"
 }
 
 var eventNames = [...]string{"due", "claimed", "claimed-elsewhere", "started", "succeeded", "failed",
-	"skipped", "lease-lost", "late", "paused", "resumed"}
+	"skipped", "lease-lost", "late", "paused", "resumed", "ledger-error"}

@@ -168,10 +168,22 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		require.Equal(t, dstsafe.EventResumed, ev.all()[1].Type)
 		note(ev)
 	})
-	for typ := dstsafe.EventDue; typ <= dstsafe.EventResumed; typ++ {
+	t.Run("ledger error", func(t *testing.T) {
+		fc := clockwork.NewFakeClockAt(start)
+		l := &outageLedger{MemoryLedger: dstsafe.NewMemoryLedger(fc)}
+		l.down.Store(true)
+		ev := &eventLog{}
+		s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(l), dstsafe.WithLogger(quiet()),
+			dstsafe.WithObserver(ev), dstsafe.WithStartupTimeout(time.Second))
+		_, err := dstsafe.Simulate(ctx, s, time.Hour)
+		require.ErrorIs(t, err, dstsafe.ErrLedgerUnreachable)
+		require.Len(t, ev.all(), 2) // at 0 and at the 1 s bound
+		note(ev)
+	})
+	for typ := dstsafe.EventDue; typ <= dstsafe.EventLedgerError; typ++ {
 		require.True(t, seen[typ], "no test emitted %s", typ)
 	}
-	require.Equal(t, "invalid", (dstsafe.EventResumed + 1).String(), "a new EventType needs a case here")
+	require.Equal(t, "invalid", (dstsafe.EventLedgerError + 1).String(), "a new EventType needs a case here")
 }
 
 // unreachableHeartbeat is the real MemoryLedger behind a connection that

@@ -99,6 +99,11 @@ type Scheduler struct {
 	wake       chan struct{}
 
 	keeper keeper // the running attempts' heartbeats and timeouts
+
+	// cfgErr is the first refused SchedulerOption: Add, Update and Run
+	// return it, so a nil ledger never runs on a silent default.
+	cfgErr error
+	health health // Run's phase and the ledger's reachability (Healthy)
 }
 
 // runState is one call of Run (or Simulate).
@@ -138,7 +143,8 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 	if cfg.clock == nil {
 		cfg.clock = RealClock()
 	}
-	if cfg.ledger == nil {
+	memoryDefault := cfg.ledger == nil
+	if memoryDefault {
 		cfg.ledger = NewMemoryLedger(cfg.clock)
 	}
 	if cfg.logger == nil {
@@ -163,6 +169,8 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 		wakeInterval: cfg.wakeInterval,
 		wake:         make(chan struct{}, 1),
 		jobs:         make(map[string]*job),
+		cfgErr:       cfg.err,
+		health:       newHealth(memoryDefault, cfg.startup),
 	}
 }
 
@@ -187,6 +195,9 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 // claimed.
 func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context, run Run) error, opts ...JobOption) error {
 	fail := func(err error) error { return &JobError{Job: name, Err: err} }
+	if s.cfgErr != nil {
+		return fail(s.cfgErr)
+	}
 	if err := validateKey("job", name); err != nil {
 		return fail(fmt.Errorf("%w: %w", errInvalidJobName, err))
 	}
@@ -236,6 +247,9 @@ func (s *Scheduler) Update(name string, sched Schedule, opts ...JobOption) error
 		fn = j.spec.fn
 	}
 	s.mu.Unlock()
+	if s.cfgErr != nil {
+		return &JobError{Job: name, Err: s.cfgErr}
+	}
 	if j == nil {
 		return &JobError{Job: name, Err: ErrUnknownJob}
 	}
@@ -376,6 +390,9 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	rs := &runState{ctx: loopCtx, jobCtx: jobCtx, finishCtx: context.WithoutCancel(jobCtx),
 		stopping: make(chan struct{}), stopLoop: stopLoop, sim: sim}
 
+	if s.cfgErr != nil {
+		return s.cfgErr
+	}
 	s.mu.Lock()
 	if s.run != nil {
 		s.mu.Unlock()
@@ -384,6 +401,22 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	s.run = rs
 	s.keeper.hold()
 	defer s.keeper.release()
+	sim.begin()
+	defer sim.end()
+	s.mu.Unlock()
+	defer s.health.setPhase(phaseStopped)
+	s.health.setPhase(phaseStarting)
+	if err := s.reachLedger(rs); err != nil {
+		// Nothing ran; jobs added meanwhile find Run stopping.
+		close(rs.stopping)
+		s.drain(rs, cancelJobs)
+		s.mu.Lock()
+		s.run, s.sleeping = nil, false
+		s.mu.Unlock()
+		return err
+	}
+	s.health.setPhase(phaseRunning)
+	s.mu.Lock()
 	select {
 	case <-s.wake: // a poke for an earlier Run
 	default:
@@ -399,9 +432,7 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 		}
 	}
 	slices.SortFunc(fresh, func(a, b *job) int { return cmp.Compare(a.seq, b.seq) })
-	sim.begin()
 	s.mu.Unlock()
-	defer sim.end()
 
 	var next atomic.Int64
 	for range min(primers, len(fresh)) {

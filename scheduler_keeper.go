@@ -228,6 +228,9 @@ func (s *Scheduler) heartbeat(b *beat) {
 			err = fmt.Errorf("run slot %s: %w", b.slot.period, serr)
 		}
 	}
+	if err != nil && !isAnswer(err) && base.Err() == nil {
+		s.ledgerFailed(b.job, err)
+	}
 	switch {
 	case err == nil:
 		b.leaseUntil = rec.LeaseUntil

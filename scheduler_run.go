@@ -181,7 +181,11 @@ func (s *Scheduler) ledgerCall(env runEnv, job, msg string, f func(ctx context.C
 	for {
 		err := f(env.ctx)
 		if err == nil || isAnswer(err) {
+			s.ledgerAnswered()
 			return err
+		}
+		if env.ctx.Err() == nil {
+			s.ledgerFailed(job, err)
 		}
 		if env.rs == nil || isPermanent(err) || env.ctx.Err() != nil {
 			s.log.Error(msg, "job", job, "error", err)
@@ -295,6 +299,9 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 		}
 	}
 	_, ferr := s.ledger.Finish(finishCtx, j.name, run.Period, run.Token, state, reason)
+	if ferr != nil && !isAnswer(ferr) {
+		s.ledgerFailed(j.name, ferr)
+	}
 	if ferr != nil {
 		switch {
 		case errors.Is(ferr, ErrLeaseLost):

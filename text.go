@@ -98,13 +98,13 @@ func (o *Overlap) UnmarshalText(text []byte) error {
 
 // MarshalText returns t.String(), and "" for the zero EventType.
 func (t EventType) MarshalText() ([]byte, error) {
-	return marshalUnnamedZero(t, EventDue, EventResumed, "event type")
+	return marshalUnnamedZero(t, EventDue, EventLedgerError, "event type")
 }
 
 // UnmarshalText sets t from one of the names EventType.String returns (any
 // case), and to the zero EventType from "".
 func (t *EventType) UnmarshalText(text []byte) error {
-	return unmarshalUnnamedZero(t, text, EventDue, EventResumed, "event type")
+	return unmarshalUnnamedZero(t, text, EventDue, EventLedgerError, "event type")
 }
 
 // enum is what the text methods need of an enum: a small integer whose

@@ -75,8 +75,8 @@ var enumCases = map[string]enumCase{
 		"claimed-elsewhere": dstsafe.EventClaimedElsewhere, "started": dstsafe.EventStarted,
 		"succeeded": dstsafe.EventSucceeded, "failed": dstsafe.EventFailed, "skipped": dstsafe.EventSkipped,
 		"lease-lost": dstsafe.EventLeaseLost, "late": dstsafe.EventLate, "paused": dstsafe.EventPaused,
-		"resumed": dstsafe.EventResumed,
-	}, dstsafe.EventType(12), "invalid"),
+		"resumed": dstsafe.EventResumed, "ledger-error": dstsafe.EventLedgerError,
+	}, dstsafe.EventType(13), "invalid"),
 }
 
 func TestEnumTextRoundTrip(t *testing.T) {

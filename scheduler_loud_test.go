@@ -1,0 +1,275 @@
+package dstsafe_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dstsafe/dstsafe"
+)
+
+// Misconfiguration fails where the caller sees it (issue 21): a nil or
+// typed-nil option that would run on a silent default or panic on a
+// scheduler goroutine is an error from Add, Update and Run naming it.
+func TestRefusedSchedulerOptions(t *testing.T) {
+	ctx := context.Background()
+	fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
+	var typedLedger *dstsafe.MemoryLedger // a nil *sqlledger.Ledger panicked inside List
+	var typedClock *clockwork.FakeClock
+	var typedObserver *eventLog
+	for _, tc := range []struct {
+		name string
+		opt  dstsafe.SchedulerOption
+		fn   string // the option the error names
+	}{
+		{"WithLedger(nil)", dstsafe.WithLedger(nil), "WithLedger"}, // ran on a new, silent MemoryLedger
+		{"typed nil ledger", dstsafe.WithLedger(typedLedger), "WithLedger"},
+		{"typed nil clock", dstsafe.WithClock(typedClock), "WithClock"},
+		{"typed nil observer", dstsafe.WithObserver(typedObserver), "WithObserver"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLogger(quiet()), tc.opt)
+			err := s.Add("billing", mustCron(t, "30 1 * * *"), nop)
+			require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
+			var ae *dstsafe.ArgError
+			require.ErrorAs(t, err, &ae)
+			require.Equal(t, tc.fn, ae.Func)
+			require.ErrorIs(t, s.Update("billing", mustCron(t, "30 1 * * *")), dstsafe.ErrInvalidArgument)
+			require.NotPanics(t, func() {
+				err = s.Run(ctx) // returns at once: no context cancel needed
+			})
+			require.ErrorAs(t, err, &ae)
+			require.Equal(t, tc.fn, ae.Func)
+			require.ErrorIs(t, s.Healthy(), dstsafe.ErrInvalidArgument)
+		})
+	}
+	t.Run("WithLedger(nil) message", func(t *testing.T) {
+		s := dstsafe.NewScheduler(dstsafe.WithLedger(nil))
+		err := s.Run(ctx)
+		var ae *dstsafe.ArgError
+		require.ErrorAs(t, err, &ae)
+		// The message names the option and says what was wrong.
+		require.Equal(t, "dstsafe: WithLedger: l: nil ledger (<nil>)", ae.Error())
+	})
+}
+
+// The job options that would be ignored, or that would run the job
+// otherwise than written, are errors from Add.
+func TestRefusedJobOptions(t *testing.T) {
+	fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
+	chicago := chicago()
+	for _, tc := range []struct {
+		name string
+		opt  dstsafe.JobOption
+		fn   string
+	}{
+		// ParseCron("5 0 * * *") has no zone: it ran at 00:05 UTC, not Chicago.
+		{"WithScheduleLocation on a *Cron", dstsafe.WithScheduleLocation(chicago), "WithScheduleLocation"},
+		{"WithCatchUp(nil)", dstsafe.WithCatchUp(nil), "WithCatchUp"},
+		// A *CatchUpAll was read as CatchUpLatest: one missed run, not all.
+		{"WithCatchUp(pointer)", dstsafe.WithCatchUp(&dstsafe.CatchUpAll{Window: time.Hour}), "WithCatchUp"},
+		// MaxAttempts counts the first attempt: 1 never retries.
+		{"retry with one attempt", dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 1, Failed: true}, time.Minute), "WithRetry"},
+		{"retry of nothing", dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 3}, 0), "WithRetry"},
+		{"negative attempts", dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: -1, Failed: true}, 0), "WithRetry"},
+		// Abandoned periods are taken over on a later claim; the backoff paces failed ones only.
+		{"backoff without Failed", dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 3, Abandoned: true}, time.Minute), "WithRetry"},
+		// A 30 s lease renewed every 30 s lapses between heartbeats; it was replaced by 10 s.
+		{"heartbeat not shorter than the lease", dstsafe.WithLease(30*time.Second, 30*time.Second), "WithLease"},
+		{"heartbeat past DefaultLease", dstsafe.WithLease(0, 2*time.Minute), "WithLease"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLogger(quiet()))
+			err := s.Add("billing", mustCron(t, "5 0 * * *"), nop, tc.opt)
+			require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
+			var ae *dstsafe.ArgError
+			require.ErrorAs(t, err, &ae)
+			require.Equal(t, tc.fn, ae.Func)
+		})
+	}
+	t.Run("still accepted", func(t *testing.T) {
+		s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLogger(quiet()))
+		// The zero policy is the explicit "no retry"; the three catch-up values.
+		for i, opt := range []dstsafe.JobOption{
+			dstsafe.WithRetry(dstsafe.RetryPolicy{}, 0),
+			dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 2, Abandoned: true}, 0),
+			dstsafe.WithCatchUp(dstsafe.CatchUpAll{Window: time.Hour}),
+			dstsafe.WithCatchUp(dstsafe.CatchUpSkip{}),
+			dstsafe.WithLease(30*time.Second, 0),
+		} {
+			require.NoError(t, s.Add(string(rune('a'+i)), mustCron(t, "5 0 * * *"), nop, opt))
+		}
+	})
+}
+
+// Without WithLedger the Scheduler runs on a MemoryLedger, says so once at
+// WARN when Run starts, and Describe names it.
+func TestDefaultLedgerIsLoud(t *testing.T) {
+	fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
+	var logs bytes.Buffer
+	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLogger(jsonLogger(&logs)))
+	require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), nop))
+	_, err := dstsafe.Simulate(context.Background(), s, 3*time.Hour)
+	require.NoError(t, err)
+	require.Equal(t, 1, countLogs(t, &logs, "WARN", "scheduler ledger not durable"))
+	d, err := s.Describe(context.Background(), "hourly", 1)
+	require.NoError(t, err)
+	require.Equal(t, "memory (not durable)", d.Ledger)
+
+	s2, _, _ := newSim(t, fc.Now())
+	require.NoError(t, s2.Add("hourly", mustCron(t, "0 * * * *"), nop))
+	d, err = s2.Describe(context.Background(), "hourly", 1)
+	require.NoError(t, err)
+	require.Equal(t, "*dstsafe.MemoryLedger (not durable)", d.Ledger)
+}
+
+// errDBDown stands for a database that does not answer.
+var errDBDown = errors.New("dial tcp 127.0.0.1:5432: connection refused")
+
+// outageLedger is the real MemoryLedger behind a connection that is down
+// while down is set: every call fails with a transient error.
+type outageLedger struct {
+	*dstsafe.MemoryLedger
+	down atomic.Bool
+}
+
+func (l *outageLedger) Claim(ctx context.Context, r dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	if l.down.Load() {
+		return dstsafe.Record{}, errDBDown
+	}
+	return l.MemoryLedger.Claim(ctx, r)
+}
+
+func (l *outageLedger) Get(ctx context.Context, job, period string) (dstsafe.Record, error) {
+	if l.down.Load() {
+		return dstsafe.Record{}, errDBDown
+	}
+	return l.MemoryLedger.Get(ctx, job, period)
+}
+
+func (l *outageLedger) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
+	if l.down.Load() {
+		return nil, errDBDown
+	}
+	return l.MemoryLedger.List(ctx, job, from, to)
+}
+
+func (l *outageLedger) Finish(ctx context.Context, job, period string, token int64, s dstsafe.State, reason string) (dstsafe.Record, error) {
+	if l.down.Load() {
+		return dstsafe.Record{}, errDBDown
+	}
+	return l.MemoryLedger.Finish(ctx, job, period, token, s, reason)
+}
+
+// A ledger that does not answer at startup makes Run return an error
+// within the startup timeout, on the scheduler's clock; before, Run
+// logged "run resume failed" with backoff for ever and returned nil.
+func TestStartupLedgerUnreachable(t *testing.T) {
+	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
+	fc := clockwork.NewFakeClockAt(start)
+	l := &outageLedger{MemoryLedger: dstsafe.NewMemoryLedger(fc)}
+	l.down.Store(true)
+	ev := &eventLog{}
+	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(l), dstsafe.WithLogger(quiet()),
+		dstsafe.WithObserver(ev), dstsafe.WithStartupTimeout(10*time.Second))
+	require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), nop))
+	require.ErrorIs(t, s.Healthy(), dstsafe.ErrNotReady, "not started")
+	fires, err := dstsafe.Simulate(context.Background(), s, time.Hour)
+	require.ErrorIs(t, err, dstsafe.ErrLedgerUnreachable)
+	require.ErrorIs(t, err, errDBDown, "the ledger's own error is wrapped")
+	require.Empty(t, fires)
+	// Tries at 0, 1, 3 and 7 s (backoff 1 s doubling), then 10 s: the bound.
+	var at []time.Duration
+	for _, e := range ev.all() {
+		require.Equal(t, dstsafe.EventLedgerError, e.Type)
+		require.ErrorIs(t, e.Err, errDBDown)
+		at = append(at, e.At.Sub(start))
+	}
+	require.Equal(t, []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second, 10 * time.Second}, at)
+	require.ErrorIs(t, s.Healthy(), dstsafe.ErrNotReady, "stopped")
+
+	// The database comes back: the same Scheduler starts.
+	l.down.Store(false)
+	fires, err = dstsafe.Simulate(context.Background(), s, time.Hour)
+	require.NoError(t, err)
+	require.NotEmpty(t, fires)
+	require.Equal(t, "2024-06-01T01:00:00", fires[0].Period)
+}
+
+// After startup an outage is retried, and visible: an EventLedgerError per
+// failed call, Describe's LedgerDownSince, and Healthy once it has lasted
+// the startup timeout. The period due during it runs when the ledger is
+// back.
+func TestLedgerOutageAfterStartup(t *testing.T) {
+	start := time.Date(2024, 6, 1, 0, 30, 0, 0, time.UTC)
+	fc := clockwork.NewFakeClockAt(start)
+	l := &outageLedger{MemoryLedger: dstsafe.NewMemoryLedger(fc)}
+	ev := &eventLog{}
+	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(l), dstsafe.WithLogger(quiet()),
+		dstsafe.WithObserver(ev), dstsafe.WithStartupTimeout(5*time.Second), dstsafe.WithWakeInterval(0))
+	require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), nop))
+	h := startRun(t, s)
+	require.NoError(t, s.Healthy())
+
+	due := time.Date(2024, 6, 1, 1, 0, 0, 0, time.UTC)
+	h.waitFor(func() bool { _, next, _, _ := h.idle(time.Time{}); return next.Equal(due) }) // primed
+	l.down.Store(true)
+	h.advanceTo(fc, due) // the claim fails, and is retried in 1 s
+	h.waitFor(func() bool { return len(ev.all()) > 0 && ev.all()[len(ev.all())-1].Type == dstsafe.EventLedgerError })
+	d, err := s.Describe(context.Background(), "hourly", 0)
+	require.ErrorIs(t, err, errDBDown, "Describe reads the ledger, which is down")
+	require.Equal(t, due, d.LedgerDownSince, "and still shows the outage")
+	require.ErrorIs(t, d.LedgerErr, errDBDown)
+	require.NoError(t, s.Healthy(), "a blip shorter than the startup timeout is not unhealthy")
+
+	h.advanceTo(fc, due.Add(time.Second))
+	h.advanceTo(fc, due.Add(3*time.Second))
+	h.advanceTo(fc, due.Add(7*time.Second))
+	err = s.Healthy()
+	require.ErrorIs(t, err, dstsafe.ErrLedgerUnreachable, "down since 01:00:00, 7 s >= 5 s")
+	require.ErrorIs(t, err, errDBDown)
+	var failures []time.Duration
+	for _, e := range ev.all() {
+		if e.Type == dstsafe.EventLedgerError {
+			require.Equal(t, "hourly", e.Job)
+			failures = append(failures, e.At.Sub(due))
+		}
+	}
+	require.Equal(t, []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second}, failures)
+
+	l.down.Store(false)
+	h.waitFor(func() bool { _, next, _, _ := h.idle(time.Time{}); return next.Equal(due.Add(15 * time.Second)) })
+	fc.Advance(8 * time.Second) // the retry claims and runs it
+	h.settle(fc.Now())
+	require.NoError(t, s.Healthy())
+	require.True(t, ev.has(dstsafe.EventSucceeded, "2024-06-01T01:00:00"))
+	d, err = s.Describe(context.Background(), "hourly", 0)
+	require.NoError(t, err)
+	require.True(t, d.LedgerDownSince.IsZero())
+	require.NoError(t, d.LedgerErr)
+}
+
+func jsonLogger(w *bytes.Buffer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }
+
+// countLogs counts the JSON log lines of level with message msg.
+func countLogs(t *testing.T, logs *bytes.Buffer, level, msg string) int {
+	t.Helper()
+	n := 0
+	dec := json.NewDecoder(bytes.NewReader(logs.Bytes()))
+	for dec.More() {
+		var line struct{ Level, Msg string }
+		require.NoError(t, dec.Decode(&line))
+		if line.Level == level && line.Msg == msg {
+			n++
+		}
+	}
+	return n
+}
