@@ -11,55 +11,34 @@ import (
 	"time"
 )
 
-// BackfillOption configures Scheduler.Backfill. A nil BackfillOption is
-// ignored.
-type BackfillOption func(*backfillConfig)
-
-type backfillConfig struct {
-	overlap     Overlap
-	limit       int
-	onlyMissing bool
-	err         error
+// BackfillOptions are the settings of one Scheduler.Backfill call. A nil
+// *BackfillOptions, like the zero value, means every default.
+type BackfillOptions struct {
+	// Limit makes Backfill run at most Limit periods (the oldest it gets
+	// to run); the periods after them are counted in BackfillResult.Left,
+	// so calling Backfill again with the same range goes on where it
+	// stopped. Defaults to no limit (zero or negative).
+	Limit int
+	// OnlyMissing makes Backfill run only the periods that have no record
+	// at all: a failed or abandoned one is then taken over only as the
+	// job's RetryPolicy or an operator's release (ControlLedger.Release,
+	// dstsafe ledger retry) allows, as the schedule's own runs are. For a
+	// job whose failed attempts need a person's look before they run
+	// again. Defaults to false: failed and abandoned periods are taken
+	// over as their next attempt.
+	OnlyMissing bool
+	// Concurrent runs the periods of this call all at once (at most Limit
+	// of them). Defaults to false: one at a time, oldest first, each after
+	// the previous one returned. The job's own overlap policy does not
+	// apply either way: it keeps the runs of its schedule apart, and the
+	// ledger keeps any two runs of one period apart.
+	Concurrent bool
 }
 
 // takeOverAll is how Backfill claims: a period whose attempts failed or
 // were abandoned has no succeeded record, so it is taken over, whatever
 // the job's RetryPolicy and however many attempts it had.
 var takeOverAll = RetryPolicy{MaxAttempts: math.MaxInt32, Failed: true, Abandoned: true}
-
-// BackfillOnlyMissing makes Backfill run only the periods that have no
-// record at all: a failed or abandoned one is then taken over only as
-// the job's RetryPolicy or an operator's release (ControlLedger.Release,
-// dstsafe ledger retry) allows, as the schedule's own runs are. For a job
-// whose failed attempts need a person's look before they run again.
-func BackfillOnlyMissing() BackfillOption {
-	return func(c *backfillConfig) { c.onlyMissing = true }
-}
-
-// BackfillOverlap says how the periods of one Backfill run relative to
-// each other: OverlapQueue (the default) one at a time, oldest first, each
-// after the previous one returned; OverlapAllow all at once (at most
-// BackfillLimit of them). The job's own overlap policy does not apply:
-// it keeps the runs of its schedule apart, and the ledger keeps any two
-// runs of one period apart. Any other value makes Backfill return a
-// *JobError wrapping an *ArgError wrapping ErrInvalidArgument.
-func BackfillOverlap(o Overlap) BackfillOption {
-	return func(c *backfillConfig) {
-		if o != OverlapQueue && o != OverlapAllow {
-			c.err = &ArgError{Func: "BackfillOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %s for a backfill: want queue or allow", errUnknownPolicy, o)}
-			return
-		}
-		c.overlap = o
-	}
-}
-
-// BackfillLimit makes Backfill run at most n periods (the oldest n it
-// gets to run); the periods after them are counted in BackfillResult.Left,
-// so calling Backfill again with the same range goes on where it stopped.
-// Zero or negative means no limit (the default).
-func BackfillLimit(n int) BackfillOption {
-	return func(c *backfillConfig) { c.limit = max(n, 0) }
-}
 
 // BackfillResult is what a Backfill did.
 type BackfillResult struct {
@@ -69,11 +48,11 @@ type BackfillResult struct {
 	Ran []Fire
 	// Recorded counts the periods of the range that already had a record
 	// the claim did not take over: succeeded or skipped (final) or
-	// running, and with BackfillOnlyMissing failed or abandoned beyond
+	// running, and with OnlyMissing failed or abandoned beyond
 	// what the job's RetryPolicy allows (an operator's
 	// ControlLedger.Release allows one more).
 	Recorded int
-	// Left counts the periods of the range after BackfillLimit was
+	// Left counts the periods of the range after Limit was
 	// reached, which this call did not look at.
 	Left int
 }
@@ -83,7 +62,7 @@ type BackfillResult struct {
 // heartbeat and fencing path as a scheduled run: a period with no record,
 // and one whose attempts failed or were abandoned (taken over as the next
 // attempt, Run.Attempt > 1, whatever the job's RetryPolicy: the backfill
-// is the operator's decision to run it; BackfillOnlyMissing leaves those
+// is the operator's decision to run it; OnlyMissing leaves those
 // to the RetryPolicy). Succeeded and skipped periods are final, whoever
 // skipped them (a pause, an operator's "dstsafe ledger skip" for a period
 // done by hand, a catch-up policy), and a running one belongs to its
@@ -110,20 +89,15 @@ type BackfillResult struct {
 // in the result, not the error.
 //
 // The error is a *JobError wrapping ErrUnknownJob, an *ArgError (from >=
-// to: ErrInvalidArgument; a bad option), ErrMaxRuns, or the ledger's error
+// to: ErrInvalidArgument), ErrMaxRuns, or the ledger's error
 // that stopped it.
-func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time, opts ...BackfillOption) (BackfillResult, error) {
+func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time, opts *BackfillOptions) (BackfillResult, error) {
 	var res BackfillResult
-	cfg := backfillConfig{overlap: OverlapQueue}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	var cfg BackfillOptions
+	if opts != nil {
+		cfg = *opts
 	}
 	fail := func(err error) (BackfillResult, error) { return res, &JobError{Job: job, Err: err} }
-	if cfg.err != nil {
-		return fail(cfg.err)
-	}
 	if !from.Before(to) {
 		return fail(&ArgError{Func: "Backfill", Arg: "to", Err: fmt.Errorf("%w: [%s, %s) is empty",
 			errInvalidRange, from.Format(time.RFC3339), to.Format(time.RFC3339))})
@@ -137,14 +111,14 @@ func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time
 		to = now // not due yet: the schedule's
 	}
 	env := runEnv{ctx: ctx, sim: sim}
-	if !cfg.onlyMissing {
+	if !cfg.OnlyMissing {
 		env.takeOver = &takeOverAll
 	}
 
 	var tasks []task // OverlapAllow: the ones to run at once
 	o, ok := spec.nextAfter(from.Add(-time.Nanosecond))
 	for ; ok && o.At.Before(to); o, ok = spec.nextAfter(o.At) {
-		if cfg.limit > 0 && len(res.Ran)+len(tasks) >= cfg.limit {
+		if cfg.Limit > 0 && len(res.Ran)+len(tasks) >= cfg.Limit {
 			res.Left++
 			continue
 		}
@@ -152,7 +126,7 @@ func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time
 			return res, err
 		}
 		t := task{spec: spec, o: o}
-		if cfg.overlap == OverlapAllow {
+		if cfg.Concurrent {
 			if rec, err := s.ledger.Get(ctx, job, o.Period); err == nil && !env.claimPolicy(t).Allows(rec) {
 				res.Recorded++ // final, or not ours to take over: no goroutine for it
 				continue

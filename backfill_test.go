@@ -14,6 +14,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // Backfilling the two Chicago nights days later runs exactly the periods
@@ -45,7 +46,7 @@ func TestBackfillAcrossTheNights(t *testing.T) {
 				ev := &eventLog{}
 				s, _, ledger := newSim(t, to.Add(72*time.Hour), dstsafe.WithObserver(ev))
 				require.NoError(t, s.Add("sync", mustCron(t, tc.spec, append(tc.opts, dstsafe.WithLocation(chicago))...), nop))
-				res, err := s.Backfill(context.Background(), "sync", from, to)
+				res, err := s.Backfill(context.Background(), "sync", from, to, nil)
 				require.NoError(t, err)
 
 				want := inRange(oracleFires(t, "America/Chicago", tc.walls, tc.p, from.Add(-time.Second), to), from, to)
@@ -55,7 +56,7 @@ func TestBackfillAcrossTheNights(t *testing.T) {
 					require.Equal(t, want[i].Kind, f.Kind, "%v", f)
 					require.Equal(t, wallOfNaiveSeconds(want[i].Wall), f.Wall, "%v", f)
 					require.NoError(t, f.Err)
-					require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventSucceeded},
+					require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.Succeeded},
 						ev.types("sync", f.Period), f.Period)
 				}
 				require.Zero(t, res.Recorded)
@@ -64,7 +65,7 @@ func TestBackfillAcrossTheNights(t *testing.T) {
 					require.Equal(t, dstsafe.StateSucceeded, r.State, r.Period)
 				}
 
-				again, err := s.Backfill(context.Background(), "sync", from, to)
+				again, err := s.Backfill(context.Background(), "sync", from, to, nil)
 				require.NoError(t, err)
 				require.Empty(t, again.Ran)
 				require.Equal(t, len(want), again.Recorded)
@@ -79,9 +80,9 @@ func wallOfNaiveSeconds(w int64) dstsafe.Wall {
 	return dstsafe.Wall{Year: u.Year(), Month: u.Month(), Day: u.Day(), Hour: u.Hour(), Minute: u.Minute(), Second: u.Second()}
 }
 
-// BackfillLimit runs the oldest n periods and counts the rest in Left;
+// Limit runs the oldest n periods and counts the rest in Left;
 // calling again goes on where it stopped. One at a time by default: no two
-// runs overlap; BackfillOverlap(OverlapAllow) runs them all at once (each
+// runs overlap; Concurrent runs them all at once (each
 // run waits until all have started).
 func TestBackfillLimitAndOverlap(t *testing.T) {
 	start := time.Date(2024, 6, 11, 0, 0, 0, 0, time.UTC)
@@ -98,7 +99,7 @@ func TestBackfillLimitAndOverlap(t *testing.T) {
 		}))
 		var ran []string
 		for _, want := range []struct{ ran, left int }{{3, 7}, {3, 4}, {3, 1}, {1, 0}} {
-			res, err := s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillLimit(3))
+			res, err := s.Backfill(context.Background(), "report", from, to, &dstsafe.BackfillOptions{Limit: 3})
 			require.NoError(t, err)
 			require.Len(t, res.Ran, want.ran)
 			require.Equal(t, want.left, res.Left)
@@ -134,7 +135,7 @@ func TestBackfillLimitAndOverlap(t *testing.T) {
 					return errors.New("runs did not overlap")
 				}
 			}))
-			res, err := s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOverlap(dstsafe.OverlapAllow), dstsafe.BackfillLimit(limit))
+			res, err := s.Backfill(context.Background(), "report", from, to, &dstsafe.BackfillOptions{Concurrent: true, Limit: limit})
 			require.NoError(t, err)
 			require.Len(t, res.Ran, want)
 			require.Equal(t, 10-want, res.Left)
@@ -150,7 +151,7 @@ func TestBackfillLimitAndOverlap(t *testing.T) {
 // succeeded record, so the next backfill takes it over (attempt 2) and
 // leaves the succeeded ones alone, whatever the job's RetryPolicy; an
 // abandoned one (its holder died) too; a skipped one never. With
-// BackfillOnlyMissing a failed period waits for the job's RetryPolicy or
+// OnlyMissing a failed period waits for the job's RetryPolicy or
 // an operator's release, as the schedule's own runs do.
 func TestBackfillFailedPeriods(t *testing.T) {
 	start := time.Date(2024, 6, 11, 0, 0, 0, 0, time.UTC)
@@ -184,7 +185,7 @@ func TestBackfillFailedPeriods(t *testing.T) {
 	t.Run("default", func(t *testing.T) {
 		s, ledger, setFailing, _, _ := setup(t)
 		setFailing(p2, p3)
-		res, err := s.Backfill(context.Background(), "report", from, to)
+		res, err := s.Backfill(context.Background(), "report", from, to, nil)
 		require.NoError(t, err)
 		require.Len(t, res.Ran, 4)
 		require.Error(t, res.Ran[1].Err)
@@ -193,7 +194,7 @@ func TestBackfillFailedPeriods(t *testing.T) {
 
 		// p3 fails again: it is taken over once per call, not retried.
 		setFailing(p3)
-		res, err = s.Backfill(context.Background(), "report", from, to)
+		res, err = s.Backfill(context.Background(), "report", from, to, nil)
 		require.NoError(t, err)
 		require.Equal(t, []string{p2, p3}, firePeriods(res.Ran, "report"), "the failed periods, oldest first")
 		require.Equal(t, 2, res.Ran[0].Attempt)
@@ -202,14 +203,14 @@ func TestBackfillFailedPeriods(t *testing.T) {
 		require.Equal(t, 2, res.Recorded, "the two that succeeded the first time")
 
 		setFailing()
-		res, err = s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOverlap(dstsafe.OverlapAllow))
+		res, err = s.Backfill(context.Background(), "report", from, to, &dstsafe.BackfillOptions{Concurrent: true})
 		require.NoError(t, err)
 		require.Equal(t, []string{p3}, firePeriods(res.Ran, "report"))
 		require.Equal(t, 3, res.Ran[0].Attempt)
 		for _, r := range records(t, ledger, "report") {
 			require.Equal(t, dstsafe.StateSucceeded, r.State, r.Period)
 		}
-		res, err = s.Backfill(context.Background(), "report", from, to)
+		res, err = s.Backfill(context.Background(), "report", from, to, nil)
 		require.NoError(t, err)
 		require.Empty(t, res.Ran, "every period succeeded: nothing to run")
 		require.Equal(t, 4, res.Recorded)
@@ -228,7 +229,7 @@ func TestBackfillFailedPeriods(t *testing.T) {
 		require.NoError(t, err)
 		_, err = ledger.Finish(ctx, "report", p3, rec.Token, dstsafe.StateSkipped, "charged by hand")
 		require.NoError(t, err)
-		res, err := s.Backfill(ctx, "report", from, to)
+		res, err := s.Backfill(ctx, "report", from, to, nil)
 		require.NoError(t, err)
 		require.Equal(t, []string{"2024-06-01T06:00:00", p2, "2024-06-04T06:00:00"}, firePeriods(res.Ran, "report"))
 		require.Equal(t, 2, res.Ran[1].Attempt, "the abandoned period, taken over")
@@ -239,23 +240,23 @@ func TestBackfillFailedPeriods(t *testing.T) {
 	t.Run("only missing", func(t *testing.T) {
 		s, ledger, setFailing, daily, _ := setup(t)
 		setFailing(p2, p3)
-		_, err := s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOnlyMissing())
+		_, err := s.Backfill(context.Background(), "report", from, to, &dstsafe.BackfillOptions{OnlyMissing: true})
 		require.NoError(t, err)
 		setFailing()
-		res, err := s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOnlyMissing())
+		res, err := s.Backfill(context.Background(), "report", from, to, &dstsafe.BackfillOptions{OnlyMissing: true})
 		require.NoError(t, err)
 		require.Empty(t, res.Ran, "no retry policy: failed periods stay failed")
 		require.Equal(t, 4, res.Recorded)
 
 		_, err = ledger.Release(context.Background(), "report", p2, "alice", "data loaded")
 		require.NoError(t, err)
-		res, err = s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOnlyMissing())
+		res, err = s.Backfill(context.Background(), "report", from, to, &dstsafe.BackfillOptions{OnlyMissing: true})
 		require.NoError(t, err)
 		require.Equal(t, []string{p2}, firePeriods(res.Ran, "report"), "the released period")
 		require.Equal(t, 2, res.Ran[0].Attempt)
 
 		require.NoError(t, s.Update("report", daily, dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 2, Failed: true}, 0)))
-		res, err = s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOnlyMissing(), dstsafe.BackfillOverlap(dstsafe.OverlapAllow))
+		res, err = s.Backfill(context.Background(), "report", from, to, &dstsafe.BackfillOptions{OnlyMissing: true, Concurrent: true})
 		require.NoError(t, err)
 		require.Equal(t, []string{p3}, firePeriods(res.Ran, "report"), "the retry policy takes over the other")
 		for _, r := range records(t, ledger, "report") {
@@ -286,9 +287,9 @@ func TestBackfillRaces(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			ra, ea = a.Backfill(context.Background(), "sync", from, to, dstsafe.BackfillOverlap(dstsafe.OverlapAllow))
+			ra, ea = a.Backfill(context.Background(), "sync", from, to, &dstsafe.BackfillOptions{Concurrent: true})
 		}()
-		go func() { defer wg.Done(); rb, eb = b.Backfill(context.Background(), "sync", from, to) }()
+		go func() { defer wg.Done(); rb, eb = b.Backfill(context.Background(), "sync", from, to, nil) }()
 		wg.Wait()
 		require.NoError(t, ea)
 		require.NoError(t, eb)
@@ -308,7 +309,7 @@ func TestBackfillRaces(t *testing.T) {
 		var res dstsafe.BackfillResult
 		require.NoError(t, s.Add("ops", instants{to}, func(ctx context.Context, _ dstsafe.Run) error {
 			var err error
-			res, err = s.Backfill(ctx, "sync", from, to)
+			res, err = s.Backfill(ctx, "sync", from, to, nil)
 			return err
 		}, dstsafe.WithScheduleLocation(time.UTC)))
 		fires, err := dstsafe.Simulate(context.Background(), s, 0)
@@ -338,23 +339,19 @@ func TestBackfillErrors(t *testing.T) {
 	daily := mustCron(t, "0 6 * * *")
 	require.NoError(t, s.Add("report", daily, nop, dstsafe.WithBounds(time.Date(2024, 6, 2, 0, 0, 0, 0, time.UTC), time.Time{})))
 	ctx := context.Background()
-	_, err := s.Backfill(ctx, "report", now, now)
+	_, err := s.Backfill(ctx, "report", now, now, nil)
 	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 	var ae *dstsafe.ArgError
 	require.ErrorAs(t, err, &ae)
-	_, err = s.Backfill(ctx, "nope", now.AddDate(0, 0, -1), now)
+	_, err = s.Backfill(ctx, "nope", now.AddDate(0, 0, -1), now, nil)
 	require.ErrorIs(t, err, dstsafe.ErrUnknownJob)
-	for _, o := range []dstsafe.Overlap{dstsafe.OverlapSkip, dstsafe.OverlapCancelRunning, dstsafe.OverlapBufferOne} {
-		_, err = s.Backfill(ctx, "report", now.AddDate(0, 0, -1), now, dstsafe.BackfillOverlap(o))
-		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument, o.String())
-	}
-	res, err := s.Backfill(ctx, "report", time.Date(2024, 5, 30, 0, 0, 0, 0, time.UTC), now.AddDate(0, 0, 3))
+	res, err := s.Backfill(ctx, "report", time.Date(2024, 5, 30, 0, 0, 0, 0, time.UTC), now.AddDate(0, 0, 3), nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"2024-06-02T06:00:00", "2024-06-03T06:00:00", "2024-06-04T06:00:00", "2024-06-05T06:00:00"},
 		firePeriods(res.Ran, "report"), "from the bounds' start to now")
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	res, err = s.Backfill(cancelled, "report", time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), now)
+	res, err = s.Backfill(cancelled, "report", time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), now, nil)
 	require.ErrorIs(t, err, context.Canceled)
 	require.Empty(t, res.Ran)
 }

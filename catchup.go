@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // CatchUpPolicy says what a job does with periods that came due while it
@@ -227,13 +229,13 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 	}
 	if s.observed() {
 		for _, t := range paused {
-			s.emitTask(EventDue, j.name, t, 0, "", nil)
+			s.emitTask(event.Due, j.name, t, 0, "", nil)
 		}
 		for _, t := range skip {
-			s.emitTask(EventDue, j.name, t, 0, "", nil)
+			s.emitTask(event.Due, j.name, t, 0, "", nil)
 		}
 		for _, t := range run {
-			s.emitTask(EventDue, j.name, t, 0, "", nil)
+			s.emitTask(event.Due, j.name, t, 0, "", nil)
 		}
 	}
 	if dropped > 0 {
@@ -284,7 +286,7 @@ func (s *Scheduler) markTookEffect(rs *runState, j *job, spec *jobSpec, at time.
 		}
 	}
 	if s.observed() {
-		s.emitTask(EventDue, j.name, spec.taskOf(j.name, o), 0, "", nil)
+		s.emitTask(event.Due, j.name, spec.taskOf(j.name, o), 0, "", nil)
 	}
 	s.skip(rs, j, spec.taskOf(j.name, o), reasonEdit)
 }
@@ -392,7 +394,7 @@ func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
 	if err != nil {
 		var ce *ClaimedError
 		if errors.As(err, &ce) {
-			s.emitTask(EventClaimedElsewhere, j.name, t, ce.Existing.Attempt, "", nil)
+			s.emitTask(event.ClaimedElsewhere, j.name, t, ce.Existing.Attempt, "", nil)
 			return // already has its record
 		}
 		s.ledgerFailed(j.name, err)
@@ -413,7 +415,7 @@ func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
 		return
 	}
 	s.log.Warn("run skipped", "job", j.name, "period", t.o.Period, "due", t.o.At, "reason", reason)
-	s.emitTask(EventSkipped, j.name, t, rec.Attempt, reason, nil)
+	s.emitTask(event.Skipped, j.name, t, rec.Attempt, reason, nil)
 }
 
 // fingerprintNow is the fingerprint of j's schedule in force now, which

@@ -14,8 +14,8 @@ import (
 // Clock is deliberately the smallest interface the runner needs, so that it
 // can never grow a method that breaks an outside implementation (clockwork's
 // own history: adding Until to its Clock broke every third-party clock).
-// Every clockwork.Clock satisfies it, the real one from [RealClock] and a
-// *clockwork.FakeClock alike.
+// Every clockwork.Clock satisfies it, the real one (clockwork.NewRealClock(),
+// every default here) and a *clockwork.FakeClock alike.
 type Clock interface {
 	// Now returns the current instant.
 	Now() time.Time
@@ -25,9 +25,6 @@ type Clock interface {
 	// *clockwork.FakeClock drives it.
 	NewTimer(d time.Duration) clockwork.Timer
 }
-
-// RealClock returns the Clock backed by the operating system's clock.
-func RealClock() Clock { return clockwork.NewRealClock() }
 
 // Compile-time proof that every clockwork clock is a Clock.
 var (

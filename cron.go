@@ -91,11 +91,11 @@ func WithEveryOrigin(origin time.Time) CronOption {
 	return func(c *cronConfig) { c.origin = origin }
 }
 
-// foldPolicy resolves FoldAuto for this spec: FoldFirst when fixed-time,
+// foldPolicy resolves the zero (auto) FoldPolicy for this spec: FoldFirst when fixed-time,
 // FoldBoth when periodic.
 func (c *Cron) foldPolicy(p FoldPolicy) FoldPolicy {
 	switch {
-	case p != FoldAuto:
+	case p != foldAuto:
 		return p
 	case c.fixed:
 		return FoldFirst
@@ -103,11 +103,11 @@ func (c *Cron) foldPolicy(p FoldPolicy) FoldPolicy {
 	return FoldBoth
 }
 
-// gapPolicy resolves GapAuto for this spec: GapShift when fixed-time,
+// gapPolicy resolves the zero (auto) GapPolicy for this spec: GapShift when fixed-time,
 // GapSkip when periodic.
 func (c *Cron) gapPolicy(p GapPolicy) GapPolicy {
 	switch {
-	case p != GapAuto:
+	case p != gapAuto:
 		return p
 	case c.fixed:
 		return GapShift
@@ -126,10 +126,10 @@ func (c *Cron) String() string { return c.spec }
 // fold and gap policies.
 func (c *Cron) Fixed() bool { return c.fixed && c.every == 0 }
 
-// FoldPolicy returns the fold policy in effect (never FoldAuto).
+// FoldPolicy returns the fold policy in effect (never auto).
 func (c *Cron) FoldPolicy() FoldPolicy { return c.fold }
 
-// GapPolicy returns the gap policy in effect (never GapAuto).
+// GapPolicy returns the gap policy in effect (never auto).
 func (c *Cron) GapPolicy() GapPolicy { return c.gap }
 
 // PeriodKey returns how occurrences are keyed.

@@ -48,10 +48,10 @@ func defaultPolicy(fixed bool) policy {
 // with returns p with the policies a schedule was given explicitly;
 // FoldAuto and GapAuto keep p's.
 func (p policy) with(fold dstsafe.FoldPolicy, gap dstsafe.GapPolicy) policy {
-	if fold != dstsafe.FoldAuto {
+	if fold != dstsafe.FoldPolicy(0) {
 		p.fold = fold
 	}
-	if gap != dstsafe.GapAuto {
+	if gap != dstsafe.GapPolicy(0) {
 		p.gap = gap
 	}
 	return p
@@ -90,7 +90,7 @@ func periodKey(p policy, wall int64, second bool) string {
 // skipped reading.
 func expectFires(o *zoneOracle, walls []int64, p policy, from, to int64) []fire {
 	fold, gap := p.fold, p.gap
-	if fold == dstsafe.FoldAuto || gap == dstsafe.GapAuto {
+	if fold == dstsafe.FoldPolicy(0) || gap == dstsafe.GapPolicy(0) {
 		panic("expectFires: the oracle states its policy; FoldAuto and GapAuto are the schedule's business")
 	}
 	// Readings of walls outside [from-maxOff, to+maxOff] cannot fall in

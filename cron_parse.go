@@ -123,7 +123,7 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 				c.origin = cfg.origin.Unix()
 			}
 			c.fold, c.gap = FoldBoth, GapSkip
-			if cfg.fold != FoldAuto || cfg.gap != GapAuto {
+			if cfg.fold != foldAuto || cfg.gap != gapAuto {
 				return nil, perr("option", "@every follows real time; fold and gap policies do not apply", nil)
 			}
 			return c, nil

@@ -1,18 +1,20 @@
 package dstsafe
 
-import "errors"
+import "github.com/dstsafe/dstsafe/internal/argerr"
 
 // ErrInvalidArgument is wrapped by every error that refuses an argument a
 // caller passed: a nil *time.Location, Schedule or job function; an empty,
 // over-long or non-UTF-8 job name or ledger key; a duplicate job name; a
 // period the job's schedule never has; an empty or reversed range; a
 // negative duration or count; a policy out of range; a Wall whose fields
-// are out of range; a Simulate call without a fake clock. Each is a
+// are out of range; a Simulate call without a fake clock; a second Run
+// of a running Scheduler; a call the Ledger cannot serve (Pause on a
+// Ledger that is not a ControlLedger). Each is a
 // programming or configuration error that no retry fixes: the message
-// (usually a *ArgError, *KeyError, *WallError, *ParseError or *JobError)
+// (usually a *ArgError, *KeyError, *ParseError or *JobError)
 // names the argument and why, so a caller tests for the class with
 // errors.Is(err, ErrInvalidArgument) and reads the message to fix it.
-var ErrInvalidArgument = errors.New("dstsafe: invalid argument")
+var ErrInvalidArgument = argerr.ErrInvalidArgument
 
 // invalid is the sentinel of one kind of invalid argument: its own message
 // (so errors say what was wrong), and errors.Is reports it as
@@ -70,4 +72,9 @@ var (
 	// but is out of range: a negative lease or MaxAttempts, or Finish with
 	// a state other than succeeded, failed or skipped.
 	errInvalidRequest error = invalid("dstsafe: invalid ledger request")
+	// errRunning: Run (or Simulate) was called while the scheduler runs.
+	errRunning error = invalid("dstsafe: scheduler already running")
+	// errNotSupported: the Ledger lacks what the call needs, such as
+	// Scheduler.Pause on a Ledger that is not a ControlLedger.
+	errNotSupported error = invalid("dstsafe: not supported by this ledger")
 )

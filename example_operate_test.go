@@ -114,12 +114,12 @@ func ExampleScheduler_Backfill() {
 	_ = s.Add("billing", billing, func(context.Context, dstsafe.Run) error { return nil })
 
 	from, to := time.Date(2024, 3, 9, 0, 0, 0, 0, chicago()), time.Date(2024, 3, 12, 0, 0, 0, 0, chicago())
-	res, err := s.Backfill(context.Background(), "billing", from, to)
+	res, err := s.Backfill(context.Background(), "billing", from, to, nil)
 	fmt.Println(err)
 	for _, f := range res.Ran {
 		fmt.Println(f.Period, f.Kind, f.Due.Format(time.RFC3339))
 	}
-	res, _ = s.Backfill(context.Background(), "billing", from, to)
+	res, _ = s.Backfill(context.Background(), "billing", from, to, nil)
 	fmt.Println("again:", len(res.Ran), "ran,", res.Recorded, "already recorded")
 	// Output:
 	// <nil>
@@ -130,9 +130,9 @@ func ExampleScheduler_Backfill() {
 }
 
 // A backfill runs the periods that did not succeed: the one that failed
-// is taken over as its second attempt. With BackfillOnlyMissing it waits
+// is taken over as its second attempt. With OnlyMissing it waits
 // for the job's retry policy or an operator's release instead.
-func ExampleBackfillOnlyMissing() {
+func ExampleBackfillOptions_onlyMissing() {
 	clock := clockwork.NewFakeClockAt(time.Date(2024, 6, 5, 12, 0, 0, 0, time.UTC))
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), quietly)
 	daily, _ := dstsafe.ParseCron("CRON_TZ=UTC 0 6 * * *")
@@ -144,13 +144,13 @@ func ExampleBackfillOnlyMissing() {
 		return nil
 	})
 	from, to := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 6, 4, 0, 0, 0, 0, time.UTC)
-	res, _ := s.Backfill(context.Background(), "report", from, to)
+	res, _ := s.Backfill(context.Background(), "report", from, to, nil)
 	fmt.Println("first:", len(res.Ran), "ran,", res.Ran[1].Period, res.Ran[1].Err)
 
 	down = false
-	res, _ = s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillOnlyMissing())
+	res, _ = s.Backfill(context.Background(), "report", from, to, &dstsafe.BackfillOptions{OnlyMissing: true})
 	fmt.Println("only missing:", len(res.Ran), "ran,", res.Recorded, "recorded")
-	res, _ = s.Backfill(context.Background(), "report", from, to)
+	res, _ = s.Backfill(context.Background(), "report", from, to, nil)
 	fmt.Println("default:", res.Ran[0].Period, "attempt", res.Ran[0].Attempt, res.Ran[0].Err)
 	// Output:
 	// first: 3 ran, 2024-06-02T06:00:00 no data
@@ -158,16 +158,16 @@ func ExampleBackfillOnlyMissing() {
 	// default: 2024-06-02T06:00:00 attempt 2 <nil>
 }
 
-// BackfillLimit bounds one call; the rest is counted in Left, and the
+// Limit bounds one call; the rest is counted in Left, and the
 // next call goes on where the last stopped.
-func ExampleBackfillLimit() {
+func ExampleBackfillOptions_limit() {
 	clock := clockwork.NewFakeClockAt(time.Date(2024, 6, 30, 12, 0, 0, 0, time.UTC))
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), quietly)
 	daily, _ := dstsafe.ParseCron("0 6 * * *")
 	_ = s.Add("report", daily, func(context.Context, dstsafe.Run) error { return nil })
 	from, to := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 6, 30, 0, 0, 0, 0, time.UTC)
 	for {
-		res, _ := s.Backfill(context.Background(), "report", from, to, dstsafe.BackfillLimit(10))
+		res, _ := s.Backfill(context.Background(), "report", from, to, &dstsafe.BackfillOptions{Limit: 10})
 		fmt.Println(len(res.Ran), "ran, left", res.Left)
 		if res.Left == 0 {
 			break
@@ -179,9 +179,9 @@ func ExampleBackfillLimit() {
 	// 9 ran, left 0
 }
 
-// BackfillOverlap(OverlapAllow) runs the periods of a backfill at once
+// Concurrent runs the periods of a backfill at once
 // instead of one after the other.
-func ExampleBackfillOverlap() {
+func ExampleBackfillOptions_concurrent() {
 	clock := clockwork.NewFakeClockAt(time.Date(2024, 6, 8, 0, 0, 0, 0, time.UTC))
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), quietly)
 	daily, _ := dstsafe.ParseCron("0 6 * * *")
@@ -198,17 +198,10 @@ func ExampleBackfillOverlap() {
 		}
 		close(all)
 	}()
-	res, err := s.Backfill(context.Background(), "report", time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), clock.Now(),
-		dstsafe.BackfillOverlap(dstsafe.OverlapAllow))
+	res, err := s.Backfill(context.Background(), "report", time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), clock.Now(), &dstsafe.BackfillOptions{Concurrent: true})
 	fmt.Println(len(res.Ran), err)
-	fmt.Println(errors.Is(func() error {
-		_, err := s.Backfill(context.Background(), "report", time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), clock.Now(),
-			dstsafe.BackfillOverlap(dstsafe.OverlapSkip))
-		return err
-	}(), dstsafe.ErrInvalidArgument))
 	// Output:
 	// 7 <nil>
-	// true
 }
 
 // Jitter spreads a fleet's starts without moving any period: on the night

@@ -14,8 +14,8 @@ func ExampleFoldPolicy_UnmarshalText() {
 	fs := flag.NewFlagSet("billing", flag.ContinueOnError)
 	var fold dstsafe.FoldPolicy
 	var gap dstsafe.GapPolicy
-	fs.TextVar(&fold, "fold", dstsafe.FoldAuto, "fold policy")
-	fs.TextVar(&gap, "gap", dstsafe.GapAuto, "gap policy")
+	fs.TextVar(&fold, "fold", dstsafe.FoldPolicy(0), "fold policy")
+	fs.TextVar(&gap, "gap", dstsafe.GapPolicy(0), "gap policy")
 	if err := fs.Parse([]string{"--fold", "LAST", "--gap", "at-transition"}); err != nil {
 		fmt.Println(err)
 		return

@@ -21,45 +21,45 @@ func TestExcludingTable(t *testing.T) {
 	type want struct{ at, period string }
 	for _, tc := range []struct {
 		name, rule string
-		policy     dstsafe.HolidayPolicy
+		policy     calendar.HolidayPolicy
 		from       time.Time
 		want       []want
 	}{
 		{"payroll every other Friday; Christmas 2026 is a Friday: paid Thursday", "DTSTART:20261211T090000\nRRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=FR;COUNT=3",
-			dstsafe.PreviousBusinessDay, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), []want{
+			calendar.PreviousBusinessDay, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), []want{
 				{"2026-12-11T09:00:00-06:00", "2026-12-11T09:00:00"},
 				{"2026-12-24T09:00:00-06:00", "2026-12-25T09:00:00"},
 				{"2027-01-08T09:00:00-06:00", "2027-01-08T09:00:00"}}},
 		{"a daily 17:00 job over a weekend: Monday's own run, then Saturday's and Sunday's", "DTSTART:20240719T170000\nRRULE:FREQ=DAILY;COUNT=4",
-			dstsafe.NextBusinessDay, time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC), []want{
+			calendar.NextBusinessDay, time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC), []want{
 				{"2024-07-19T17:00:00-05:00", "2024-07-19T17:00:00"},
 				{"2024-07-22T17:00:00-05:00", "2024-07-22T17:00:00"},
 				{"2024-07-22T17:00:01-05:00", "2024-07-20T17:00:00"},
 				{"2024-07-22T17:00:02-05:00", "2024-07-21T17:00:00"}}},
 		{"the same, moved back to Friday", "DTSTART:20240719T170000\nRRULE:FREQ=DAILY;COUNT=4",
-			dstsafe.PreviousBusinessDay, time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC), []want{
+			calendar.PreviousBusinessDay, time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC), []want{
 				{"2024-07-19T17:00:00-05:00", "2024-07-19T17:00:00"},
 				{"2024-07-19T17:00:01-05:00", "2024-07-20T17:00:00"},
 				{"2024-07-19T17:00:02-05:00", "2024-07-21T17:00:00"},
 				{"2024-07-22T17:00:00-05:00", "2024-07-22T17:00:00"}}},
 		{"skipped", "DTSTART:20240719T170000\nRRULE:FREQ=DAILY;COUNT=4",
-			dstsafe.SkipHoliday, time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC), []want{
+			calendar.SkipHoliday, time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC), []want{
 				{"2024-07-19T17:00:00-05:00", "2024-07-19T17:00:00"},
 				{"2024-07-22T17:00:00-05:00", "2024-07-22T17:00:00"}}},
 		{"settlement on the last day of the month, on the business day before (Memorial Day weekend 2024, 2025-05-31 a Saturday)",
-			"DTSTART:20240430T160000\nRRULE:FREQ=MONTHLY;BYMONTHDAY=-1;COUNT=15", dstsafe.PreviousBusinessDay,
+			"DTSTART:20240430T160000\nRRULE:FREQ=MONTHLY;BYMONTHDAY=-1;COUNT=15", calendar.PreviousBusinessDay,
 			time.Date(2025, 4, 1, 0, 0, 0, 0, time.UTC), []want{
 				{"2025-04-30T16:00:00-05:00", "2025-04-30T16:00:00"},
 				{"2025-05-30T16:00:00-05:00", "2025-05-31T16:00:00"},
 				{"2025-06-30T16:00:00-05:00", "2025-06-30T16:00:00"}}},
 		{"asked from between the moved run and its own date", "DTSTART:20240719T170000\nRRULE:FREQ=DAILY;COUNT=4",
-			dstsafe.NextBusinessDay, time.Date(2024, 7, 21, 12, 0, 0, 0, time.UTC), []want{
+			calendar.NextBusinessDay, time.Date(2024, 7, 21, 12, 0, 0, 0, time.UTC), []want{
 				{"2024-07-22T17:00:00-05:00", "2024-07-22T17:00:00"},
 				{"2024-07-22T17:00:01-05:00", "2024-07-20T17:00:00"},
 				{"2024-07-22T17:00:02-05:00", "2024-07-21T17:00:00"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := dstsafe.Excluding(mustRRule(t, tc.rule, dstsafe.WithLocation(chicago)), bank, tc.policy)
+			e := calendar.Excluding(mustRRule(t, tc.rule, dstsafe.WithLocation(chicago)), bank, tc.policy)
 			var got []want
 			at := tc.from
 			for range len(tc.want) + 2 {
@@ -78,7 +78,7 @@ func TestExcludingTable(t *testing.T) {
 			}
 		})
 	}
-	if s := dstsafe.PreviousBusinessDay.String(); s != "previous-business-day" {
+	if s := calendar.PreviousBusinessDay.String(); s != "previous-business-day" {
 		t.Errorf("String() = %q", s)
 	}
 }
@@ -89,7 +89,7 @@ func TestExcludingTable(t *testing.T) {
 // day, at its scheduled time of day (resolved as RFC 5545 says), then to
 // the first second that the schedule's own instants and the runs moved to
 // that day before it leave free.
-func excludedOracle(s dstsafe.OccurrenceSchedule, cal dstsafe.Calendar, p dstsafe.HolidayPolicy, loc *time.Location, from, to time.Time) []dstsafe.Occurrence {
+func excludedOracle(s dstsafe.OccurrenceSchedule, cal calendar.Calendar, p calendar.HolidayPolicy, loc *time.Location, from, to time.Time) []dstsafe.Occurrence {
 	var origs []dstsafe.Occurrence
 	own := map[int64]bool{}
 	for at := from; ; {
@@ -109,11 +109,11 @@ func excludedOracle(s dstsafe.OccurrenceSchedule, cal dstsafe.Calendar, p dstsaf
 			out = append(out, o)
 			continue
 		}
-		if p == dstsafe.SkipHoliday {
+		if p == calendar.SkipHoliday {
 			continue
 		}
 		step := 1
-		if p == dstsafe.PreviousBusinessDay {
+		if p == calendar.PreviousBusinessDay {
 			step = -1
 		}
 		target := d.AddDays(step)
@@ -181,11 +181,11 @@ func TestExcludingProperties(t *testing.T) {
 			y, m, d := center.Add(time.Duration(rng.IntN(40*24)-10*24) * time.Hour).In(z.Loc).Date()
 			ds = append(ds, date(y, m, d))
 		}
-		cals := []dstsafe.Calendar{calendar.Dates(ds...), calendar.Union(calendar.Weekends(), calendar.Dates(ds...)),
+		cals := []calendar.Calendar{calendar.Dates(ds...), calendar.Union(calendar.Weekends(), calendar.Dates(ds...)),
 			calendar.Union(calendar.Weekends(), calendar.USFederalHolidays()), calendar.Weekdays(time.Monday, time.Tuesday, time.Wednesday)}
 		cal := cals[rng.IntN(len(cals))]
-		p := dstsafe.HolidayPolicy(rng.IntN(3))
-		e := dstsafe.Excluding(s, cal, p)
+		p := calendar.HolidayPolicy(rng.IntN(3))
+		e := calendar.Excluding(s, cal, p)
 		// The oracle's window reaches two weeks either side of the one
 		// compared, so moves into and out of it are known.
 		lo, hi := center.Add(-10*24*time.Hour), center.Add(30*24*time.Hour)
@@ -248,8 +248,8 @@ func TestExcludingProperties(t *testing.T) {
 // TestExcludingClosed: a calendar that contains every date never fires.
 func TestExcludingClosed(t *testing.T) {
 	all := calendar.Weekdays(time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday)
-	for p := range dstsafe.HolidayPolicy(3) {
-		e := dstsafe.Excluding(mustRRule(t, "DTSTART:20240101T090000Z\nRRULE:FREQ=DAILY"), all, p)
+	for p := range calendar.HolidayPolicy(3) {
+		e := calendar.Excluding(mustRRule(t, "DTSTART:20240101T090000Z\nRRULE:FREQ=DAILY"), all, p)
 		if got := e.Next(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)); !got.IsZero() {
 			t.Errorf("%v: Next = %v, want never", p, got)
 		}
@@ -263,7 +263,7 @@ func TestExcludingClosed(t *testing.T) {
 func TestExcludingSkippedDay(t *testing.T) {
 	apia := dstsafetest.Zone(t, "Pacific/Apia")
 	r := mustRRule(t, "DTSTART:20111227T090000\nRRULE:FREQ=DAILY;BYHOUR=9,17;COUNT=12", dstsafe.WithLocation(apia))
-	e := dstsafe.Excluding(r, calendar.Dates(date(2011, 12, 29)), dstsafe.NextBusinessDay)
+	e := calendar.Excluding(r, calendar.Dates(date(2011, 12, 29)), calendar.NextBusinessDay)
 	var got []string
 	for at := time.Date(2011, 12, 30, 19, 0, 0, 0, time.UTC); len(got) < 4; { // 2011-12-31 09:00 +14, its own run
 		o, ok := e.NextOccurrence(at)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jonboulle/clockwork"
 )
 
 // A Ledger records which logical periods of which jobs have been claimed,
@@ -187,9 +189,6 @@ var (
 	// the job and the cause. Errors without it (a timeout, a dropped
 	// connection, a database restarting) are transient.
 	ErrPermanent = errors.New("dstsafe: permanent ledger error")
-	// ErrNotSupported: the Ledger lacks what the call needs, such as
-	// Scheduler.Pause on a Ledger that is not a ControlLedger.
-	ErrNotSupported = errors.New("dstsafe: not supported by this ledger")
 )
 
 // ClaimedError is returned by Claim when the period was claimed before.
@@ -301,7 +300,7 @@ var _ Ledger = (*MemoryLedger)(nil)
 // or from RealClock when clock is nil.
 func NewMemoryLedger(clock Clock) *MemoryLedger {
 	if clock == nil {
-		clock = RealClock()
+		clock = clockwork.NewRealClock()
 	}
 	m := &MemoryLedger{clock: clock, seed: maphash.MakeSeed()}
 	for i := range m.shards {

@@ -14,7 +14,7 @@ import (
 // MemoryLedger, sqlledger and redisledger implement it;
 // dstsafetest.RunLedgerTests checks it on every Ledger that does. The
 // Scheduler's Pause, Resume and Paused, and the `dstsafe ledger` CLI, need
-// one; on a plain Ledger they return an error wrapping ErrNotSupported.
+// one; on a plain Ledger they return an error wrapping ErrInvalidArgument.
 //
 // The preambles are those of Ledger: a bad job name, period or By gives a
 // *KeyError wrapping ErrInvalidArgument before storage is touched, and a done

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
@@ -144,6 +145,6 @@ func TestMaxRunsSlotLostBeforeSuccess(t *testing.T) {
 	require.Zero(t, succeeded(t, ledger, "sync"))
 	slot := records(t, ledger, "sync/max-runs")["0000000001"]
 	require.Equal(t, "thief", slot.Owner)
-	require.True(t, ev.has(dstsafe.EventFailed, "2024-06-01T06:00:00"))
-	require.False(t, ev.has(dstsafe.EventSucceeded, "2024-06-01T06:00:00"))
+	require.True(t, ev.has(event.Failed, "2024-06-01T06:00:00"))
+	require.False(t, ev.has(event.Succeeded, "2024-06-01T06:00:00"))
 }

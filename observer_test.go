@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // Across both Chicago nights every period of a half-hourly job gets Due,
@@ -27,7 +28,7 @@ func TestObserverAcrossTheNights(t *testing.T) {
 			want := oracleFires(t, "America/Chicago", every(30), periodicPolicy, night.start.Add(-time.Second), night.start.Add(48*time.Hour))
 			require.Len(t, ev.all(), 4*len(want))
 			for _, f := range want {
-				require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventSucceeded},
+				require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.Succeeded},
 					ev.types("sync", f.Period), f.Period)
 			}
 			byPeriod := map[string]fire{}
@@ -43,7 +44,7 @@ func TestObserverAcrossTheNights(t *testing.T) {
 				require.Zero(t, e.Late)
 				require.Zero(t, e.Jitter)
 				require.False(t, e.Manual)
-				if e.Type != dstsafe.EventDue {
+				if e.Type != event.Due {
 					require.Equal(t, 1, e.Attempt)
 				}
 			}
@@ -51,13 +52,13 @@ func TestObserverAcrossTheNights(t *testing.T) {
 	}
 }
 
-// Each EventType observer.go defines is emitted where its doc says: a
+// Each event.Type observer.go defines is emitted where its doc says: a
 // failed run, a period another replica claimed, skipped and late periods
 // after downtime, a lost lease whose Finish is refused, a pause and a
 // resume, a backfill's manual runs.
 func TestObserverEmitsEveryEventType(t *testing.T) {
 	ctx := context.Background()
-	seen := map[dstsafe.EventType]bool{}
+	seen := map[event.Type]bool{}
 	note := func(ev *eventLog) {
 		for _, e := range ev.all() {
 			seen[e.Type] = true
@@ -78,17 +79,17 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		}))
 		_, err := dstsafe.Simulate(ctx, a, time.Hour)
 		require.NoError(t, err)
-		require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventFailed},
+		require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.Failed},
 			ev.types("sync", "2024-06-01T01:00:00"))
 		for _, e := range ev.all() {
-			if e.Type == dstsafe.EventFailed {
+			if e.Type == event.Failed {
 				require.ErrorIs(t, e.Err, boom)
 			}
 		}
 		b := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithObserver(evB))
 		require.NoError(t, b.Add("sync", hourly, nop))
 		require.ErrorIs(t, b.RunNow(ctx, "sync", "2024-06-01T00:00:00"), dstsafe.ErrAlreadyClaimed)
-		require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimedElsewhere}, evB.types("sync", "2024-06-01T00:00:00"))
+		require.Equal(t, []event.Type{event.Due, event.ClaimedElsewhere}, evB.types("sync", "2024-06-01T00:00:00"))
 		e := evB.all()[0]
 		require.True(t, e.Manual)
 		require.Equal(t, 1, evB.all()[1].Attempt, "the existing record's attempt")
@@ -105,21 +106,21 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 			clock.Advance(3*time.Hour + 30*time.Minute) // down until 03:30: 01:00, 02:00, 03:00 missed
 			_, err = dstsafe.Simulate(ctx, s, 0)
 			require.NoError(t, err)
-			skipped := []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventSkipped}
+			skipped := []event.Type{event.Due, event.Skipped}
 			require.Equal(t, skipped, ev.types("sync", "2024-06-01T01:00:00"))
 			require.Equal(t, skipped, ev.types("sync", "2024-06-01T02:00:00"))
 			if _, latest := p.(dstsafe.CatchUpLatest); latest {
-				require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventLate, dstsafe.EventStarted, dstsafe.EventSucceeded},
+				require.Equal(t, []event.Type{event.Due, event.Claimed, event.Late, event.Started, event.Succeeded},
 					ev.types("sync", "2024-06-01T03:00:00"))
 			} else {
 				require.Equal(t, skipped, ev.types("sync", "2024-06-01T03:00:00"))
 			}
 			for _, e := range ev.all() {
 				switch e.Type {
-				case dstsafe.EventSkipped:
+				case event.Skipped:
 					require.Equal(t, "missed: catch-up policy", e.Reason)
 					require.Equal(t, clock.Now().Sub(e.Due), e.Late)
-				case dstsafe.EventLate, dstsafe.EventStarted:
+				case event.Late, event.Started:
 					if e.Period == "2024-06-01T03:00:00" {
 						require.Equal(t, 30*time.Minute, e.Late)
 					}
@@ -131,7 +132,7 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 	t.Run("lease lost at finish", func(t *testing.T) {
 		// The heartbeat cannot reach the ledger, the lease runs out, another
 		// replica takes the period over, then the job returns nil: its
-		// Finish is refused, and there is no EventSucceeded.
+		// Finish is refused, and there is no event.Succeeded.
 		fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 12, 0, 30, 0, time.UTC))
 		ledger := &unreachableHeartbeat{dstsafe.NewMemoryLedger(fc)}
 		ev := &eventLog{}
@@ -151,7 +152,7 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		require.NoError(t, err)
 		job.release <- nil
 		h.settle(fc.Now())
-		require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventLeaseLost},
+		require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.LeaseLost},
 			ev.types("export", r.Period))
 		note(ev)
 	})
@@ -163,9 +164,9 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		require.NoError(t, s.Pause(ctx, "sync", "again")) // no change, no event
 		require.NoError(t, s.Resume(ctx, "sync"))
 		require.Len(t, ev.all(), 2)
-		require.Equal(t, dstsafe.EventPaused, ev.all()[0].Type)
+		require.Equal(t, event.Paused, ev.all()[0].Type)
 		require.Equal(t, "release freeze", ev.all()[0].Reason)
-		require.Equal(t, dstsafe.EventResumed, ev.all()[1].Type)
+		require.Equal(t, event.Resumed, ev.all()[1].Type)
 		note(ev)
 	})
 	t.Run("ledger error", func(t *testing.T) {
@@ -180,10 +181,10 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		require.Len(t, ev.all(), 2) // at 0 and at the 1 s bound
 		note(ev)
 	})
-	for typ := dstsafe.EventDue; typ <= dstsafe.EventLedgerError; typ++ {
+	for typ := event.Due; typ <= event.LedgerError; typ++ {
 		require.True(t, seen[typ], "no test emitted %s", typ)
 	}
-	require.Equal(t, "invalid", (dstsafe.EventLedgerError + 1).String(), "a new EventType needs a case here")
+	require.Equal(t, "invalid", (event.LedgerError + 1).String(), "a new event.Type needs a case here")
 }
 
 // unreachableHeartbeat is the real MemoryLedger behind a connection that

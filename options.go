@@ -35,8 +35,8 @@ const (
 	defaultWakeInterval = time.Minute
 )
 
-// WithClock sets the Scheduler's clock. Defaults to RealClock(); a nil
-// clock is ignored, as if not given (the real clock is what production
+// WithClock sets the Scheduler's clock. Defaults to clockwork.NewRealClock(); a
+// nil clock is ignored, as if not given (the real clock is what production
 // wants, and Simulate refuses it, so a test notices). A typed nil (a nil
 // *clockwork.FakeClock) would panic on the scheduler's goroutines: Add,
 // Update and Run return an *ArgError wrapping ErrInvalidArgument instead.
@@ -115,7 +115,7 @@ func WithWakeInterval(d time.Duration) SchedulerOption {
 }
 
 // WithObserver tells o about everything the Scheduler does with each
-// period (see Observer and EventType for what is emitted where). Several
+// period (see Observer and event.Type for what is emitted where). Several
 // WithObserver options all observe, in the order given; a nil Observer is
 // ignored (the pattern "obs is set only when metrics are on"). A typed
 // nil (a nil pointer whose type implements Observer) would panic on the

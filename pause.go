@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // The reasons the Scheduler records skipped periods with (Record.Reason,
@@ -30,7 +32,7 @@ const (
 // Pause records this Scheduler's owner as Pause.By and reason as given;
 // pausing a paused job changes nothing (the first reason and time stay).
 // It needs a ControlLedger (MemoryLedger, sqlledger, redisledger): on
-// another Ledger it returns a *JobError wrapping ErrNotSupported, and for
+// another Ledger it returns a *JobError wrapping ErrInvalidArgument, and for
 // a job that was not added one wrapping ErrUnknownJob. Folds and gaps
 // change nothing: the periods a paused job skips are the schedule's own,
 // both readings of a FoldBoth fold and a GapShift period at its shifted
@@ -80,7 +82,7 @@ func (s *Scheduler) Paused(ctx context.Context, job string) (Pause, error) {
 // starts again at each Resume (periods claimed before it do not count).
 // The pause's reason says "pause on failure" and names the count and the
 // last period. It needs a ControlLedger:
-// Add returns a *JobError wrapping ErrNotSupported on another Ledger.
+// Add returns a *JobError wrapping ErrInvalidArgument on another Ledger.
 // Zero or negative n means never (the default).
 func WithPauseOnFailure(n int) JobOption {
 	return func(c *jobConfig) { c.pauseAfter = max(n, 0) }
@@ -95,7 +97,7 @@ func (s *Scheduler) controlFor(job string) (ControlLedger, error) {
 		return nil, &JobError{Job: job, Err: ErrUnknownJob}
 	}
 	if s.control == nil {
-		return nil, &JobError{Job: job, Err: fmt.Errorf("%w: pause needs a ControlLedger, %T is not one", ErrNotSupported, s.ledger)}
+		return nil, &JobError{Job: job, Err: fmt.Errorf("%w: pause needs a ControlLedger, %T is not one", errNotSupported, s.ledger)}
 	}
 	return s.control, nil
 }
@@ -118,9 +120,9 @@ func (s *Scheduler) setPause(ctx context.Context, job string, paused bool, reaso
 	if err != nil {
 		return &JobError{Job: job, Err: err}
 	}
-	typ, msg := EventResumed, "job resumed"
+	typ, msg := event.Resumed, "job resumed"
 	if paused {
-		typ, msg = EventPaused, "job paused"
+		typ, msg = event.Paused, "job paused"
 	}
 	s.log.Warn(msg, "job", job, "by", p.By, "reason", p.Reason, "since", p.Since)
 	if s.observed() {
@@ -145,7 +147,7 @@ func (s *Scheduler) pauseOf(rs *runState, job string) (Pause, bool) {
 	err := s.ledgerCall(rs.planEnv(), job, "run pause check failed", func(ctx context.Context) error {
 		var err error
 		p, err = s.control.GetPause(ctx, job)
-		if errors.Is(err, ErrNotSupported) {
+		if errors.Is(err, errNotSupported) {
 			p, err = Pause{}, nil
 		}
 		return err

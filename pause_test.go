@@ -11,6 +11,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // instants is a plain Schedule that fires at the given instants.
@@ -110,7 +111,7 @@ func TestPauseAcrossTheNights(t *testing.T) {
 			for _, p := range paused {
 				require.Equal(t, dstsafe.StateSkipped, recs[p].State, p)
 				require.Equal(t, "paused", recs[p].Reason, p)
-				require.True(t, ev.has(dstsafe.EventSkipped, p), p)
+				require.True(t, ev.has(event.Skipped, p), p)
 			}
 			require.Len(t, recs, len(want), "one record per period")
 			// No burst: every run started when it was due.
@@ -126,13 +127,13 @@ func TestPauseAcrossTheNights(t *testing.T) {
 			require.True(t, states[0].Since.Equal(tc.pause))
 			require.False(t, states[1].Paused)
 			require.True(t, states[1].Since.Equal(resume))
-			var types []dstsafe.EventType
+			var types []event.Type
 			for _, e := range ev.all() {
-				if e.Job == "sync" && (e.Type == dstsafe.EventPaused || e.Type == dstsafe.EventResumed) {
+				if e.Job == "sync" && (e.Type == event.Paused || e.Type == event.Resumed) {
 					types = append(types, e.Type)
 				}
 			}
-			require.Equal(t, []dstsafe.EventType{dstsafe.EventPaused, dstsafe.EventResumed}, types)
+			require.Equal(t, []event.Type{event.Paused, event.Resumed}, types)
 		})
 	}
 }
@@ -224,13 +225,13 @@ func TestPauseErrors(t *testing.T) {
 	plain := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(noControl{ledger}), dstsafe.WithLogger(quiet()))
 	require.NoError(t, plain.Add("sync", mustCron(t, "0 * * * *"), nop))
 	for _, err := range []error{plain.Pause(ctx, "sync", "x"), plain.Resume(ctx, "sync")} {
-		require.ErrorIs(t, err, dstsafe.ErrNotSupported)
+		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 		var je *dstsafe.JobError
 		require.ErrorAs(t, err, &je)
 	}
 	_, err = plain.Paused(ctx, "sync")
-	require.ErrorIs(t, err, dstsafe.ErrNotSupported)
-	require.ErrorIs(t, plain.Add("b", mustCron(t, "0 * * * *"), nop, dstsafe.WithPauseOnFailure(3)), dstsafe.ErrNotSupported)
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
+	require.ErrorIs(t, plain.Add("b", mustCron(t, "0 * * * *"), nop, dstsafe.WithPauseOnFailure(3)), dstsafe.ErrInvalidArgument)
 	// A plain ledger never pauses: its job runs, at 13:00Z and 14:00Z.
 	fires, err := dstsafe.Simulate(ctx, plain, time.Hour)
 	require.NoError(t, err)
@@ -273,7 +274,7 @@ func TestPauseOnFailure(t *testing.T) {
 		require.Equal(t, dstsafe.StateSkipped, recs[period].State, period)
 		require.Equal(t, "paused", recs[period].Reason)
 	}
-	i := slices.IndexFunc(ev.all(), func(e dstsafe.Event) bool { return e.Type == dstsafe.EventPaused })
+	i := slices.IndexFunc(ev.all(), func(e dstsafe.Event) bool { return e.Type == event.Paused })
 	require.GreaterOrEqual(t, i, 0)
 	require.Equal(t, "2024-11-03T00:00:00", ev.all()[i].Period)
 

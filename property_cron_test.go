@@ -699,8 +699,8 @@ func TestCronRandomSpecsInTransitionHours(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	n := 2000 / randomScale
 	f := &failBudget{tb: t}
-	folds := []dstsafe.FoldPolicy{dstsafe.FoldAuto, dstsafe.FoldFirst, dstsafe.FoldLast, dstsafe.FoldBoth}
-	gaps := []dstsafe.GapPolicy{dstsafe.GapAuto, dstsafe.GapShift, dstsafe.GapAtTransition, dstsafe.GapSkip}
+	folds := []dstsafe.FoldPolicy{dstsafe.FoldPolicy(0), dstsafe.FoldFirst, dstsafe.FoldLast, dstsafe.FoldBoth}
+	gaps := []dstsafe.GapPolicy{dstsafe.GapPolicy(0), dstsafe.GapShift, dstsafe.GapAtTransition, dstsafe.GapSkip}
 	for range n {
 		z := zoneNamed(t, policyZones[rng.IntN(len(policyZones))])
 		o := oracleFor(z)

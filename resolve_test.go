@@ -220,9 +220,10 @@ func TestResolveInvalidWall(t *testing.T) {
 	for _, c := range cases {
 		_, err := dstsafe.Resolve(c.w, loc, dstsafe.Compatible)
 		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "%#v", c.w)
-		var we *dstsafe.WallError
-		require.ErrorAs(t, err, &we)
-		assert.Equal(t, c.field, we.Field, "%#v", c.w)
+		var ae *dstsafe.ArgError
+		require.ErrorAs(t, err, &ae)
+		assert.Equal(t, "Wall", ae.Func, "%#v", c.w)
+		assert.Equal(t, c.field, ae.Arg, "%#v", c.w)
 		assert.Equal(t, dstsafe.Kind(0), dstsafe.Lookup(c.w, loc).Kind, "Lookup of invalid %#v", c.w)
 		assert.False(t, c.w.IsValid())
 	}

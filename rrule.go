@@ -101,11 +101,11 @@ func (r *RRule) Location() *time.Location { return r.loc }
 func (r *RRule) String() string { return r.text }
 
 // FoldPolicy returns the fold policy in effect: FoldFirst unless
-// [WithFold] chose another (never FoldAuto).
+// [WithFold] chose another (never auto).
 func (r *RRule) FoldPolicy() FoldPolicy { return r.fold }
 
 // GapPolicy returns the gap policy in effect: GapShift unless [WithGap]
-// chose another (never GapAuto).
+// chose another (never auto).
 func (r *RRule) GapPolicy() GapPolicy { return r.gap }
 
 // PeriodKey returns how occurrences are keyed.

@@ -96,10 +96,10 @@ func ParseRRule(text string, opts ...CronOption) (*RRule, error) {
 		return nil, p.fail("option", "WithEveryOrigin applies to @every cron specs")
 	}
 	r := &RRule{loc: cfg.loc, key: cfg.key, fold: cfg.fold, gap: cfg.gap}
-	if r.fold == FoldAuto {
+	if r.fold == foldAuto {
 		r.fold = FoldFirst
 	}
-	if r.gap == GapAuto {
+	if r.gap == gapAuto {
 		r.gap = GapShift
 	}
 	if err := p.parse(r); err != nil {

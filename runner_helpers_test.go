@@ -14,6 +14,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // zone is dstsafetest.Zone: a zone from the pinned tzdata 2025b.
@@ -79,7 +80,7 @@ func (l *eventLog) all() []dstsafe.Event {
 }
 
 // has reports whether an event of type typ about period was observed.
-func (l *eventLog) has(typ dstsafe.EventType, period string) bool {
+func (l *eventLog) has(typ event.Type, period string) bool {
 	for _, e := range l.all() {
 		if e.Type == typ && e.Period == period {
 			return true
@@ -89,8 +90,8 @@ func (l *eventLog) has(typ dstsafe.EventType, period string) bool {
 }
 
 // types lists the types of the events about period of job, in order.
-func (l *eventLog) types(job, period string) []dstsafe.EventType {
-	var out []dstsafe.EventType
+func (l *eventLog) types(job, period string) []event.Type {
+	var out []event.Type
 	for _, e := range l.all() {
 		if e.Job == job && e.Period == period {
 			out = append(out, e.Type)

@@ -35,18 +35,18 @@ func TestRunNowFindsMovedPeriods(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		from, to dstsafe.Date
-		policy   dstsafe.HolidayPolicy
+		policy   calendar.HolidayPolicy
 		business dstsafe.Date // where the closed dates' runs go
 	}{
-		{"two weeks, next business day", date(2024, 12, 20), date(2025, 1, 1), dstsafe.NextBusinessDay, date(2025, 1, 2)},
-		{"two weeks, previous business day", date(2024, 12, 20), date(2025, 1, 1), dstsafe.PreviousBusinessDay, date(2024, 12, 19)},
+		{"two weeks, next business day", date(2024, 12, 20), date(2025, 1, 1), calendar.NextBusinessDay, date(2025, 1, 2)},
+		{"two weeks, previous business day", date(2024, 12, 20), date(2025, 1, 1), calendar.PreviousBusinessDay, date(2024, 12, 19)},
 		// Across both 2025 transitions: the moved runs keep their 09:00.
-		{"400 days, next business day", date(2025, 1, 1), date(2026, 2, 4), dstsafe.NextBusinessDay, date(2026, 2, 5)},
-		{"400 days, previous business day", date(2025, 1, 1), date(2026, 2, 4), dstsafe.PreviousBusinessDay, date(2024, 12, 31)},
+		{"400 days, next business day", date(2025, 1, 1), date(2026, 2, 4), calendar.NextBusinessDay, date(2026, 2, 5)},
+		{"400 days, previous business day", date(2025, 1, 1), date(2026, 2, 4), calendar.PreviousBusinessDay, date(2024, 12, 31)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cal, closed := closure(tc.from, tc.to)
-			sched := dstsafe.Excluding(daily, cal, tc.policy)
+			sched := calendar.Excluding(daily, cal, tc.policy)
 			nine := time.Date(tc.business.Year, tc.business.Month, tc.business.Day, 9, 0, 0, 0, chicago)
 			// About ten closed dates, the first and the last among them.
 			picks := []int{0, len(closed) - 1}
@@ -86,7 +86,7 @@ func TestRunNowFindsMovedPeriods(t *testing.T) {
 	// Skipped holidays have no period at all, however long the closure.
 	cal, closed := closure(date(2025, 1, 1), date(2026, 2, 4))
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clockwork.NewFakeClockAt(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC))), quiet)
-	require.NoError(t, s.Add("payroll", dstsafe.Excluding(daily, cal, dstsafe.SkipHoliday), func(context.Context, dstsafe.Run) error {
+	require.NoError(t, s.Add("payroll", calendar.Excluding(daily, cal, calendar.SkipHoliday), func(context.Context, dstsafe.Run) error {
 		t.Error("a skipped holiday ran")
 		return nil
 	}))
@@ -106,12 +106,12 @@ func BenchmarkExcludedClosure(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, days := range []int{7, 70, 700} {
-		for _, policy := range []dstsafe.HolidayPolicy{dstsafe.NextBusinessDay, dstsafe.PreviousBusinessDay} {
+		for _, policy := range []calendar.HolidayPolicy{calendar.NextBusinessDay, calendar.PreviousBusinessDay} {
 			var closed []dstsafe.Date
 			for d := date(2025, 1, 1); len(closed) < days; d = d.AddDays(1) {
 				closed = append(closed, d)
 			}
-			s := dstsafe.Excluding(daily, calendar.Dates(closed...), policy)
+			s := calendar.Excluding(daily, calendar.Dates(closed...), policy)
 			from := time.Date(2025, 1, 1, 0, 0, 0, 0, chicago)
 			b.Run(fmt.Sprintf("%s/days=%d", policy, days), func(b *testing.B) {
 				for b.Loop() {

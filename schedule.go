@@ -45,13 +45,15 @@ type Occurrence struct {
 }
 
 // FoldPolicy says what a schedule does with a wall reading that happens
-// twice because the clocks went back.
+// twice because the clocks went back. The zero FoldPolicy ("auto", what a
+// schedule has unless WithFold says otherwise) is FoldFirst for a
+// fixed-time schedule and FoldBoth for a periodic one.
 type FoldPolicy uint8
 
 const (
-	// FoldAuto is the zero value: FoldFirst for a fixed-time schedule,
+	// foldAuto is the zero value: FoldFirst for a fixed-time schedule,
 	// FoldBoth for a periodic one.
-	FoldAuto FoldPolicy = iota
+	foldAuto FoldPolicy = iota
 	// FoldFirst fires once, at the first reading (before the transition).
 	FoldFirst
 	// FoldLast fires once, at the second reading (after the transition).
@@ -61,13 +63,15 @@ const (
 )
 
 // GapPolicy says what a schedule does with a wall reading that never
-// happens because the clocks went forward.
+// happens because the clocks went forward. The zero GapPolicy ("auto",
+// what a schedule has unless WithGap says otherwise) is GapShift for a
+// fixed-time schedule and GapSkip for a periodic one.
 type GapPolicy uint8
 
 const (
-	// GapAuto is the zero value: GapShift for a fixed-time schedule,
+	// gapAuto is the zero value: GapShift for a fixed-time schedule,
 	// GapSkip for a periodic one.
-	GapAuto GapPolicy = iota
+	gapAuto GapPolicy = iota
 	// GapShift fires once, at the wall reading pushed forward by the length
 	// of the gap (02:30 -> 03:30 CDT), as RFC 5545 and java.time do.
 	GapShift
@@ -92,7 +96,7 @@ const (
 // String returns "auto", "first", "last" or "both".
 func (p FoldPolicy) String() string {
 	switch p {
-	case FoldAuto:
+	case foldAuto:
 		return "auto"
 	case FoldFirst:
 		return "first"
@@ -107,7 +111,7 @@ func (p FoldPolicy) String() string {
 // String returns "auto", "shift", "at-transition" or "skip".
 func (p GapPolicy) String() string {
 	switch p {
-	case GapAuto:
+	case gapAuto:
 		return "auto"
 	case GapShift:
 		return "shift"

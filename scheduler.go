@@ -20,8 +20,6 @@ var (
 	// ErrUnknownJob: RunNow, Update or Remove named a job that is not
 	// there (never added, or removed).
 	ErrUnknownJob = errors.New("dstsafe: unknown job")
-	// ErrRunning: Run (or Simulate) was called while the scheduler runs.
-	ErrRunning = errors.New("dstsafe: scheduler already running")
 	// ErrDrainTimeout: Run gave up waiting for in-flight jobs at shutdown.
 	ErrDrainTimeout = errors.New("dstsafe: drain timeout")
 	// ErrJobTimeout is the cause of a job context cancelled by WithTimeout
@@ -141,7 +139,7 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 		}
 	}
 	if cfg.clock == nil {
-		cfg.clock = RealClock()
+		cfg.clock = clockwork.NewRealClock()
 	}
 	memoryDefault := cfg.ledger == nil
 	if memoryDefault {
@@ -371,7 +369,7 @@ const primers = 16
 // migrated, a closed pool; or a key the ledger refuses) stops Run as if
 // ctx had ended: it drains and returns a *JobError naming the job and
 // wrapping the ledger's error. Transient errors (a database restarting)
-// are retried with backoff on the clock. Run returns ErrRunning if the
+// are retried with backoff on the clock. Run returns ErrInvalidArgument if the
 // scheduler is already running.
 //
 // On start each job resumes after its latest record in the ledger, so a
@@ -396,7 +394,7 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	s.mu.Lock()
 	if s.run != nil {
 		s.mu.Unlock()
-		return ErrRunning
+		return errRunning
 	}
 	s.run = rs
 	s.keeper.hold()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/dstsafe/dstsafe/event"
 )
 
 var (
@@ -14,9 +16,10 @@ var (
 	// Healthy returns it while an outage after startup has lasted that
 	// long.
 	ErrLedgerUnreachable = errors.New("dstsafe: ledger unreachable")
-	// ErrNotReady: Healthy was called while the Scheduler is not running:
-	// not started, starting (reaching its ledger), or stopped.
-	ErrNotReady = errors.New("dstsafe: scheduler not ready")
+	// errNotReady: Healthy was called while the Scheduler is not running:
+	// not started, starting (reaching its ledger), or stopped. Unexported:
+	// a readiness probe needs only err != nil.
+	errNotReady = errors.New("dstsafe: scheduler not ready")
 )
 
 // The default of WithStartupTimeout.
@@ -74,7 +77,7 @@ func (h *health) setPhase(p phase) {
 }
 
 // ledgerFailed records a failed ledger call (transient or permanent) and
-// tells the observers: one EventLedgerError per failure.
+// tells the observers: one event.LedgerError per failure.
 func (s *Scheduler) ledgerFailed(job string, err error) {
 	now := s.clock.Now()
 	h := &s.health
@@ -85,7 +88,7 @@ func (s *Scheduler) ledgerFailed(job string, err error) {
 	h.lastErr = err
 	h.mu.Unlock()
 	if s.observed() {
-		s.emit(Event{Type: EventLedgerError, Job: job, At: now, Err: err})
+		s.emit(Event{Type: event.LedgerError, Job: job, At: now, Err: err})
 	}
 }
 
@@ -124,7 +127,7 @@ func (s *Scheduler) ledgerKind() string {
 // answers, for a readiness probe: nil while Run runs and the ledger's
 // latest call answered, or an outage has lasted less than the startup
 // timeout (WithStartupTimeout: a database restart of a few seconds does
-// not fail the probe). Otherwise an error wrapping ErrNotReady (Run not
+// not fail the probe). Otherwise an error saying why (Run not
 // called yet, still reaching the ledger at its start, or returned), or
 // ErrLedgerUnreachable with the instant the outage began and the ledger's
 // latest error ("ledger unreachable since 2024-11-03T06:30:00Z"), or the
@@ -139,11 +142,11 @@ func (s *Scheduler) Healthy() error {
 	h.mu.Unlock()
 	switch p {
 	case phaseIdle:
-		return fmt.Errorf("%w: not started", ErrNotReady)
+		return fmt.Errorf("%w: not started", errNotReady)
 	case phaseStarting:
-		return fmt.Errorf("%w: starting: reaching the ledger", ErrNotReady)
+		return fmt.Errorf("%w: starting: reaching the ledger", errNotReady)
 	case phaseStopped:
-		return fmt.Errorf("%w: stopped", ErrNotReady)
+		return fmt.Errorf("%w: stopped", errNotReady)
 	}
 	if !since.IsZero() && s.clock.Now().Sub(since) >= h.startup {
 		return fmt.Errorf("%w: %s since %s: %w", ErrLedgerUnreachable, s.ledgerKind(), since.UTC().Format(time.RFC3339), last)

@@ -100,7 +100,7 @@ func (s *Scheduler) newJobSpec(name string, sched Schedule, fn func(context.Cont
 		}
 	}
 	if cfg.pauseAfter > 0 && s.control == nil {
-		return nil, fmt.Errorf("%w: WithPauseOnFailure needs a ControlLedger, %T is not one", ErrNotSupported, s.ledger)
+		return nil, fmt.Errorf("%w: WithPauseOnFailure needs a ControlLedger, %T is not one", errNotSupported, s.ledger)
 	}
 	if err := spec.checkJitter(s.clock.Now()); err != nil {
 		return nil, err
@@ -235,12 +235,12 @@ func (sp *jobSpec) runOf(job string, o Occurrence, rec Record) Run {
 }
 
 // periodMover is a schedule whose occurrences may fire days away from the
-// date their period key starts with: Excluded moves them to a business day.
+// date their period key starts with: calendar.Excluded moves them to a business day.
 type periodMover interface {
-	// firesOn returns the date, in the schedule's zone, on which the
+	// FiresOn returns the date, in the schedule's zone, on which the
 	// occurrence whose period key starts with date d fires (give or take a
 	// day a gap swallows), or false if no such occurrence fires.
-	firesOn(d Date) (Date, bool)
+	FiresOn(d Date) (Date, bool)
 }
 
 // findPeriod returns the spec's occurrence keyed period. Every period key
@@ -256,7 +256,7 @@ func (sp *jobSpec) findPeriod(period string) (Occurrence, bool) {
 		return Occurrence{}, false
 	}
 	if m, ok := sp.occ.(periodMover); ok {
-		on, ok := m.firesOn(Date{d.Year(), d.Month(), d.Day()})
+		on, ok := m.FiresOn(Date{d.Year(), d.Month(), d.Day()})
 		if !ok {
 			return Occurrence{}, false
 		}

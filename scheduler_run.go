@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"time"
+
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // runEnv is what running a period needs from its caller: Run's worker or
@@ -106,7 +108,7 @@ type outcome struct {
 // execute claims t and runs it, retrying by the job's policy.
 func (s *Scheduler) execute(env runEnv, j *job, t task) outcome {
 	if t.manual() {
-		s.emitTask(EventDue, j.name, t, 0, "", nil) // the planner emits the others'
+		s.emitTask(event.Due, j.name, t, 0, "", nil) // the planner emits the others'
 	}
 	retry := t.spec.cfg.retry
 	var out outcome
@@ -159,13 +161,13 @@ func (s *Scheduler) claim(env runEnv, j *job, t task) (Record, error) {
 	var ce *ClaimedError
 	switch {
 	case err == nil:
-		s.emitTask(EventClaimed, j.name, t, rec.Attempt, "", nil)
+		s.emitTask(event.Claimed, j.name, t, rec.Attempt, "", nil)
 	case errors.As(err, &ce):
 		e := ce.Existing
 		s.log.Info("run already claimed", "job", j.name, "period", o.Period, "due", o.At,
 			"state", e.State.String(), "owner", e.Owner, "started", e.StartedAt,
 			"attempt", e.Attempt, "token", e.Token)
-		s.emitTask(EventClaimedElsewhere, j.name, t, e.Attempt, "", nil)
+		s.emitTask(event.ClaimedElsewhere, j.name, t, e.Attempt, "", nil)
 	}
 	return rec, err
 }
@@ -206,7 +208,7 @@ func (s *Scheduler) ledgerCall(env runEnv, job, msg string, f func(ctx context.C
 // period or job rather than a failure.
 func isAnswer(err error) bool {
 	return errors.Is(err, ErrAlreadyClaimed) || errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrNotFound) ||
-		errors.Is(err, ErrNotSupported) || errors.Is(err, ErrMaxRuns)
+		errors.Is(err, errNotSupported) || errors.Is(err, ErrMaxRuns)
 }
 
 // sleep waits d on the clock; false if Run stops or env's context ends
@@ -239,14 +241,14 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 	run := t.spec.runOf(j.name, t.o, rec)
 	started := s.clock.Now()
 	if s.observed() {
-		e := s.taskEvent(EventStarted, j.name, t)
+		e := s.taskEvent(event.Started, j.name, t)
 		e.Attempt = rec.Attempt
 		if !t.manual() {
 			e.Late = max(started.Sub(t.start), 0)
 			if e.Late > cfg.misfire {
-				e.Type = EventLate
+				e.Type = event.Late
 				s.emit(e)
-				e.Type = EventStarted
+				e.Type = event.Started
 			}
 		}
 		s.emit(e)
@@ -327,18 +329,18 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 	if s.observed() {
 		// One event ends the attempt: what the ledger recorded, or that it
 		// was no longer this attempt's to record.
-		e := s.taskEvent(EventSucceeded, j.name, t)
+		e := s.taskEvent(event.Succeeded, j.name, t)
 		e.Attempt, e.Duration = rec.Attempt, took
 		switch {
 		case errors.Is(ferr, ErrLeaseLost):
-			e.Type, e.Err = EventLeaseLost, ferr
+			e.Type, e.Err = event.LeaseLost, ferr
 			if hb.lost != nil {
 				e.Err = hb.lost
 			}
 		case err != nil:
-			e.Type, e.Err = EventFailed, err
+			e.Type, e.Err = event.Failed, err
 		case ferr != nil:
-			e.Type, e.Err = EventFailed, ferr
+			e.Type, e.Err = event.Failed, ferr
 		}
 		s.emit(e)
 	}
@@ -351,9 +353,9 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 // has used its runs (WithMaxRuns), failed when its run slot could not be
 // claimed.
 func (s *Scheduler) unrun(env runEnv, j *job, t task, rec Record, why error) {
-	state, reason, typ := StateFailed, "dstsafe: no run slot: "+why.Error(), EventFailed
+	state, reason, typ := StateFailed, "dstsafe: no run slot: "+why.Error(), event.Failed
 	if errors.Is(why, ErrMaxRuns) {
-		state, reason, typ = StateSkipped, reasonMaxRuns, EventSkipped
+		state, reason, typ = StateSkipped, reasonMaxRuns, event.Skipped
 	}
 	ctx := env.finishCtx
 	if ctx == nil {
@@ -367,7 +369,7 @@ func (s *Scheduler) unrun(env runEnv, j *job, t task, rec Record, why error) {
 		return
 	}
 	s.log.Warn("run not started", "job", j.name, "period", t.o.Period, "outcome", state.String(), "reason", reason)
-	if typ == EventSkipped {
+	if typ == event.Skipped {
 		s.emitTask(typ, j.name, t, rec.Attempt, reason, nil)
 	} else {
 		s.emitTask(typ, j.name, t, rec.Attempt, "", why)

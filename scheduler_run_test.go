@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // The tests here move the clock themselves (not Simulate) and wait on the
@@ -250,18 +251,18 @@ func TestOverlap(t *testing.T) {
 				h.advanceTo(fc, time.Date(2024, 6, 1, 12, 2+i, 0, 0, time.UTC)) // the run before is still going
 				switch tc.o {
 				case dstsafe.OverlapSkip:
-					h.waitFor(func() bool { return ev.has(dstsafe.EventSkipped, p) })
+					h.waitFor(func() bool { return ev.has(event.Skipped, p) })
 				case dstsafe.OverlapAllow:
 					require.Equal(t, p, recv(t, job.started).Period)
 				case dstsafe.OverlapCancelRunning:
 					require.ErrorIs(t, recv(t, job.causes), dstsafe.ErrOverlapCancelled)
 					require.Equal(t, p, recv(t, job.started).Period, "the newer period starts once the cancelled one returned")
 				case dstsafe.OverlapQueue, dstsafe.OverlapBufferOne:
-					// The planner emits EventDue, then ends (or records the
+					// The planner emits event.Due, then ends (or records the
 					// skip, then ends).
-					h.waitFor(func() bool { return ev.has(dstsafe.EventDue, p) })
+					h.waitFor(func() bool { return ev.has(event.Due, p) })
 					if tc.o == dstsafe.OverlapBufferOne && p == p3 {
-						h.waitFor(func() bool { return ev.has(dstsafe.EventSkipped, p) })
+						h.waitFor(func() bool { return ev.has(event.Skipped, p) })
 						break // skipped: one waits already
 					}
 					_, err := ledger.Get(context.Background(), "sync", p)
@@ -373,10 +374,10 @@ func TestLeaseLostCancelsJob(t *testing.T) {
 	require.Equal(t, "b", rec.Owner)
 	require.Equal(t, taken.Token, rec.Token)
 	// The attempt ends with the lost lease: its outcome is not recorded.
-	require.Equal(t, []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventLeaseLost},
+	require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.LeaseLost},
 		ev.types("export", r.Period))
 	for _, e := range ev.all() {
-		if e.Type == dstsafe.EventLeaseLost {
+		if e.Type == event.LeaseLost {
 			require.ErrorIs(t, e.Err, dstsafe.ErrLeaseLost)
 		}
 	}
@@ -461,10 +462,10 @@ func TestOverlapAcrossTheFold(t *testing.T) {
 				case i == 0:
 					require.Equal(t, f.Period, recv(t, job.started).Period)
 				case i == 1:
-					h.waitFor(func() bool { return ev.has(dstsafe.EventDue, f.Period) })
+					h.waitFor(func() bool { return ev.has(event.Due, f.Period) })
 					require.NoError(t, s.Pause(context.Background(), "sync", "freeze"))
 				default:
-					h.waitFor(func() bool { return ev.has(dstsafe.EventSkipped, f.Period) })
+					h.waitFor(func() bool { return ev.has(event.Skipped, f.Period) })
 				}
 			}
 			job.release <- nil

@@ -61,13 +61,12 @@ func WithStep(d time.Duration) SimulateOption {
 	return func(c *simConfig) { c.step = d }
 }
 
-
 // Simulate runs s — the same Scheduler.Run a service calls — on its fake
 // clock from the clock's current instant for d, and returns every run it
 // started (RunNow calls made meanwhile included), ordered by the instant
 // they started, then by job name. s must have been built
 // WithClock(fc) for a *clockwork.FakeClock fc (else ErrInvalidArgument) and
-// must not be running (else ErrRunning).
+// must not be running (else ErrInvalidArgument).
 //
 // In jump mode (the default) the clock moves straight to the next instant
 // the scheduler waits for, so a century of a daily job takes well under a
@@ -173,7 +172,7 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	if err == nil {
 		err = runErr
 	}
-	if errors.Is(runErr, ErrRunning) {
+	if errors.Is(runErr, errRunning) {
 		return nil, runErr
 	}
 	return rec.fires(), err

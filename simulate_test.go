@@ -97,7 +97,7 @@ func TestSimulateModesAgree(t *testing.T) {
 }
 
 func TestSimulateErrors(t *testing.T) {
-	s := dstsafe.NewScheduler(dstsafe.WithClock(dstsafe.RealClock()), dstsafe.WithLogger(quiet()))
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clockwork.NewRealClock()), dstsafe.WithLogger(quiet()))
 	_, err := dstsafe.Simulate(context.Background(), s, time.Hour)
 	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 
@@ -116,7 +116,7 @@ func TestSimulateErrors(t *testing.T) {
 	fires, err := dstsafe.Simulate(context.Background(), s, time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 2, "00:00 (the start instant) and 01:00 (the end)")
-	require.ErrorIs(t, inner, dstsafe.ErrRunning)
+	require.ErrorIs(t, inner, dstsafe.ErrInvalidArgument)
 
 	// Cancelling Simulate's context stops it with the runs so far.
 	s, _, _ = newSim(t, time.Date(2024, 1, 1, 0, 30, 0, 0, time.UTC))

@@ -16,17 +16,17 @@ import (
 
 // MarshalText returns p.String(): "auto", "first", "last" or "both".
 func (p FoldPolicy) MarshalText() ([]byte, error) {
-	return marshalEnum(p, FoldAuto, FoldBoth, "fold policy")
+	return marshalEnum(p, foldAuto, FoldBoth, "fold policy")
 }
 
 // UnmarshalText sets p from "auto", "first", "last" or "both" (any case).
 func (p *FoldPolicy) UnmarshalText(text []byte) error {
-	return unmarshalEnum(p, text, FoldAuto, FoldBoth, "fold policy")
+	return unmarshalEnum(p, text, foldAuto, FoldBoth, "fold policy")
 }
 
 // MarshalText returns p.String(): "auto", "shift", "at-transition" or "skip".
 func (p GapPolicy) MarshalText() ([]byte, error) {
-	return marshalEnum(p, GapAuto, GapSkip, "gap policy")
+	return marshalEnum(p, gapAuto, GapSkip, "gap policy")
 }
 
 // UnmarshalText sets p from "auto", "shift", "at-transition" or "skip"
@@ -36,8 +36,8 @@ func (p *GapPolicy) UnmarshalText(text []byte) error {
 	if bytes.EqualFold(norm, []byte("attransition")) {
 		norm = []byte(GapAtTransition.String())
 	}
-	if err := unmarshalEnum(p, norm, GapAuto, GapSkip, "gap policy"); err != nil {
-		return unknownName("gap policy", text, GapAuto, GapSkip)
+	if err := unmarshalEnum(p, norm, gapAuto, GapSkip, "gap policy"); err != nil {
+		return unknownName("gap policy", text, gapAuto, GapSkip)
 	}
 	return nil
 }
@@ -94,17 +94,6 @@ func (o Overlap) MarshalText() ([]byte, error) {
 // "buffer-one" (any case).
 func (o *Overlap) UnmarshalText(text []byte) error {
 	return unmarshalEnum(o, text, OverlapSkip, OverlapBufferOne, "overlap")
-}
-
-// MarshalText returns t.String(), and "" for the zero EventType.
-func (t EventType) MarshalText() ([]byte, error) {
-	return marshalUnnamedZero(t, EventDue, EventLedgerError, "event type")
-}
-
-// UnmarshalText sets t from one of the names EventType.String returns (any
-// case), and to the zero EventType from "".
-func (t *EventType) UnmarshalText(text []byte) error {
-	return unmarshalUnnamedZero(t, text, EventDue, EventLedgerError, "event type")
 }
 
 // enum is what the text methods need of an enum: a small integer whose

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -48,10 +49,10 @@ func ptrCase[T any, P interface {
 
 var enumCases = map[string]enumCase{
 	"FoldPolicy": ptrCase[dstsafe.FoldPolicy](map[string]textValue{
-		"auto": dstsafe.FoldAuto, "first": dstsafe.FoldFirst, "last": dstsafe.FoldLast, "both": dstsafe.FoldBoth,
+		"auto": dstsafe.FoldPolicy(0), "first": dstsafe.FoldFirst, "last": dstsafe.FoldLast, "both": dstsafe.FoldBoth,
 	}, dstsafe.FoldPolicy(4), "FoldPolicy(4)"),
 	"GapPolicy": ptrCase[dstsafe.GapPolicy](map[string]textValue{
-		"auto": dstsafe.GapAuto, "shift": dstsafe.GapShift, "at-transition": dstsafe.GapAtTransition, "skip": dstsafe.GapSkip,
+		"auto": dstsafe.GapPolicy(0), "shift": dstsafe.GapShift, "at-transition": dstsafe.GapAtTransition, "skip": dstsafe.GapSkip,
 	}, dstsafe.GapPolicy(4), "GapPolicy(4)"),
 	"PeriodKey": ptrCase[dstsafe.PeriodKey](map[string]textValue{
 		"wall": dstsafe.ByWall, "date": dstsafe.ByDate,
@@ -70,13 +71,13 @@ var enumCases = map[string]enumCase{
 		"skip": dstsafe.OverlapSkip, "queue": dstsafe.OverlapQueue, "allow": dstsafe.OverlapAllow,
 		"cancel-running": dstsafe.OverlapCancelRunning, "buffer-one": dstsafe.OverlapBufferOne,
 	}, dstsafe.Overlap(5), "invalid"),
-	"EventType": ptrCase[dstsafe.EventType](map[string]textValue{
-		"": dstsafe.EventType(0), "due": dstsafe.EventDue, "claimed": dstsafe.EventClaimed,
-		"claimed-elsewhere": dstsafe.EventClaimedElsewhere, "started": dstsafe.EventStarted,
-		"succeeded": dstsafe.EventSucceeded, "failed": dstsafe.EventFailed, "skipped": dstsafe.EventSkipped,
-		"lease-lost": dstsafe.EventLeaseLost, "late": dstsafe.EventLate, "paused": dstsafe.EventPaused,
-		"resumed": dstsafe.EventResumed, "ledger-error": dstsafe.EventLedgerError,
-	}, dstsafe.EventType(13), "invalid"),
+	"event.Type": ptrCase[event.Type](map[string]textValue{
+		"": event.Type(0), "due": event.Due, "claimed": event.Claimed,
+		"claimed-elsewhere": event.ClaimedElsewhere, "started": event.Started,
+		"succeeded": event.Succeeded, "failed": event.Failed, "skipped": event.Skipped,
+		"lease-lost": event.LeaseLost, "late": event.Late, "paused": event.Paused,
+		"resumed": event.Resumed, "ledger-error": event.LedgerError,
+	}, event.Type(13), "invalid"),
 }
 
 func TestEnumTextRoundTrip(t *testing.T) {
@@ -155,8 +156,8 @@ func TestEnumTextVar(t *testing.T) {
 		dis     dstsafe.Disambiguation
 		overlap dstsafe.Overlap
 	)
-	fs.TextVar(&fold, "fold", dstsafe.FoldAuto, "")
-	fs.TextVar(&gap, "gap", dstsafe.GapAuto, "")
+	fs.TextVar(&fold, "fold", dstsafe.FoldPolicy(0), "")
+	fs.TextVar(&gap, "gap", dstsafe.GapPolicy(0), "")
 	fs.TextVar(&key, "key", dstsafe.ByWall, "")
 	fs.TextVar(&dis, "policy", dstsafe.Compatible, "")
 	fs.TextVar(&overlap, "overlap", dstsafe.OverlapSkip, "")

@@ -28,26 +28,15 @@ type Wall struct {
 // on it stays far inside int64 seconds.
 const maxWallYear = 1_000_000_000
 
-// WallError reports a Wall whose fields are out of range. It wraps
-// ErrInvalidArgument.
-type WallError struct {
-	Wall   Wall
-	Field  string // "month", "day", "hour", "minute", "second", "nanosecond" or "year"
-	Reason string
-}
-
-func (e *WallError) Error() string {
-	return fmt.Sprintf("dstsafe: invalid wall time %s: %s %s", e.Wall, e.Field, e.Reason)
-}
-
-// Unwrap returns ErrInvalidArgument.
-func (e *WallError) Unwrap() error { return errInvalidWall }
-
 // Validate returns nil if w names a real calendar reading, else a
-// *WallError (wrapping ErrInvalidArgument) naming the first bad field. Nothing is
+// *ArgError (Func "Wall", Arg the field: "month", "day", "hour", "minute",
+// "second", "nanosecond" or "year"; wrapping ErrInvalidArgument) naming the
+// first bad field. Nothing is
 // normalised: February 30 is an error, not March 1 or 2.
 func (w Wall) Validate() error {
-	bad := func(field, reason string) error { return &WallError{Wall: w, Field: field, Reason: reason} }
+	bad := func(field, reason string) error {
+		return &ArgError{Func: "Wall", Arg: field, Err: invalid(fmt.Sprintf("invalid wall time %s: %s %s", w, field, reason))}
+	}
 	switch {
 	case w.Year < -maxWallYear || w.Year > maxWallYear:
 		return bad("year", "out of range")

@@ -84,8 +84,8 @@ func rruleCases(tb testing.TB) []rruleCase {
 				Byweekday: []rrule.Weekday{rrule.MO, rrule.TU, rrule.WE, rrule.TH, rrule.FR}, Bysetpos: []int{-1}})},
 		// The same, skipping US federal holidays too: the last day of the
 		// month, moved to the business day before.
-		{"last-business-day-holidays", dstsafe.Excluding(parse("DTSTART;TZID=America/Chicago:20240131T170000\nRRULE:FREQ=MONTHLY;BYMONTHDAY=-1"),
-			bank, dstsafe.PreviousBusinessDay), nil},
+		{"last-business-day-holidays", calendar.Excluding(parse("DTSTART;TZID=America/Chicago:20240131T170000\nRRULE:FREQ=MONTHLY;BYMONTHDAY=-1"),
+			bank, calendar.PreviousBusinessDay), nil},
 	}
 }
 

@@ -8,6 +8,18 @@ import (
 	"github.com/dstsafe/dstsafe/internal/civil"
 )
 
+// Calendar is a set of civil dates: weekends, bank holidays, closures. A
+// business day is a date the calendar does not contain. Dates have no zone
+// and no DST; [In] places a calendar in a zone, where each date is the
+// whole local day, and [Excluding] reads a calendar in its schedule's zone.
+//
+// Implementations must be safe for concurrent use; every Calendar in this
+// package is immutable.
+type Calendar interface {
+	// Contains reports whether d is in the calendar (not a business day).
+	Contains(d dstsafe.Date) bool
+}
+
 // WeekdaySet is a Calendar of the days of the week it holds (bit n: the
 // weekday n, Sunday = 0). The zero WeekdaySet contains no date.
 type WeekdaySet uint8
@@ -56,9 +68,9 @@ func (s *DateSet) Contains(d dstsafe.Date) bool {
 
 // Union returns the calendar of the dates any of cals contains: weekends
 // and bank holidays, say.
-func Union(cals ...dstsafe.Calendar) dstsafe.Calendar { return unionCal(slices.Clone(cals)) }
+func Union(cals ...Calendar) Calendar { return unionCal(slices.Clone(cals)) }
 
-type unionCal []dstsafe.Calendar
+type unionCal []Calendar
 
 func (u unionCal) Contains(d dstsafe.Date) bool {
 	for _, c := range u {
@@ -71,9 +83,9 @@ func (u unionCal) Contains(d dstsafe.Date) bool {
 
 // Difference returns the calendar of the dates a contains and b does not:
 // the weekends less the Saturdays a market opens, say.
-func Difference(a, b dstsafe.Calendar) dstsafe.Calendar { return diffCal{a, b} }
+func Difference(a, b Calendar) Calendar { return diffCal{a, b} }
 
-type diffCal struct{ a, b dstsafe.Calendar }
+type diffCal struct{ a, b Calendar }
 
 func (c diffCal) Contains(d dstsafe.Date) bool { return c.a.Contains(d) && !c.b.Contains(d) }
 
@@ -84,12 +96,12 @@ func (c diffCal) Contains(d dstsafe.Date) bool { return c.a.Contains(d) && !c.b.
 // 01:00, the clocks having jumped from 00:00) or begins twice (America/Havana
 // 2024-11-03, where 00:00 happens twice).
 type ZonedCalendar struct {
-	cal dstsafe.Calendar
+	cal Calendar
 	loc *time.Location
 }
 
 // In places cal in zone loc. It panics if cal or loc is nil.
-func In(cal dstsafe.Calendar, loc *time.Location) ZonedCalendar {
+func In(cal Calendar, loc *time.Location) ZonedCalendar {
 	if cal == nil || loc == nil {
 		panic("calendar.In: nil calendar or location")
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 )
 
 // BenchmarkObserve is the cost a Scheduler pays per event on the SDK: a
@@ -12,7 +13,7 @@ import (
 // dstsafe.run.duration.
 func BenchmarkObserve(b *testing.B) {
 	o, _ := sdkObserver(b)
-	e := dstsafe.Event{Type: dstsafe.EventSucceeded, Job: "billing", Period: "2024-11-03", Kind: dstsafe.Fold,
+	e := dstsafe.Event{Type: event.Succeeded, Job: "billing", Period: "2024-11-03", Kind: dstsafe.Fold,
 		Duration: 42 * time.Second}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -25,7 +26,7 @@ func BenchmarkObserveParallel(b *testing.B) {
 	o, _ := sdkObserver(b)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		e := dstsafe.Event{Type: dstsafe.EventStarted, Job: "sync", Kind: dstsafe.Unique, Late: time.Millisecond}
+		e := dstsafe.Event{Type: event.Started, Job: "sync", Kind: dstsafe.Unique, Late: time.Millisecond}
 		for pb.Next() {
 			o.Observe(e)
 		}

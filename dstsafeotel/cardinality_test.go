@@ -14,15 +14,16 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/event"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 var (
-	everyType = []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventClaimedElsewhere,
-		dstsafe.EventStarted, dstsafe.EventSucceeded, dstsafe.EventFailed, dstsafe.EventSkipped,
-		dstsafe.EventLeaseLost, dstsafe.EventLate, dstsafe.EventPaused, dstsafe.EventResumed}
+	everyType = []event.Type{event.Due, event.Claimed, event.ClaimedElsewhere,
+		event.Started, event.Succeeded, event.Failed, event.Skipped,
+		event.LeaseLost, event.Late, event.Paused, event.Resumed}
 	everyKind = []dstsafe.Kind{dstsafe.Unique, dstsafe.Fold, dstsafe.Gap}
 )
 
@@ -60,7 +61,7 @@ func nightEvents(tb testing.TB, n int) ([]dstsafe.Event, []string) {
 		}
 		secret = append(secret, e.Period, e.Wall.String(), e.Due.Format(time.RFC3339), e.At.Format(time.RFC3339Nano),
 			e.Reason, e.Err.Error())
-		if e.Type == dstsafe.EventPaused || e.Type == dstsafe.EventResumed {
+		if e.Type == event.Paused || e.Type == event.Resumed {
 			// About the job, not a period (observer.go).
 			e.Period, e.Wall, e.Kind, e.Due = "", dstsafe.Wall{}, 0, time.Time{}
 		}

@@ -16,8 +16,8 @@
 //	name                  instrument        unit     attributes          records
 //	dstsafe.events        Int64Counter      {event}  job, kind, event    every Event: 1
 //	dstsafe.runs          Int64Counter      {run}    job, kind, outcome  how an attempt at a period ended here: 1
-//	dstsafe.run.lateness  Float64Histogram  s        job, kind           EventStarted: Late, its start minus its due instant
-//	dstsafe.run.duration  Float64Histogram  s        job, kind, outcome  EventSucceeded, EventFailed: Duration
+//	dstsafe.run.lateness  Float64Histogram  s        job, kind           event.Started: Late, its start minus its due instant
+//	dstsafe.run.duration  Float64Histogram  s        job, kind, outcome  event.Succeeded, event.Failed: Duration
 //
 //	Prometheus: dstsafe_events_total, dstsafe_runs_total,
 //	            dstsafe_run_lateness_seconds, dstsafe_run_duration_seconds
@@ -27,9 +27,9 @@
 //
 //   - job: Event.Job, the name the job was added with.
 //   - kind: the occurrence's [dstsafe.Kind], "unique", "fold" or "gap";
-//     absent on EventPaused and EventResumed, which are about a job, not a
+//     absent on event.Paused and event.Resumed, which are about a job, not a
 //     period.
-//   - event: Event.Type's name ([dstsafe.EventType.String]): "due",
+//   - event: Event.Type's name ([event.Type.String]): "due",
 //     "claimed", "claimed-elsewhere", "started", "succeeded", "failed",
 //     "skipped", "lease-lost", "late", "paused", "resumed"; "invalid" for a
 //     Type the core does not define.

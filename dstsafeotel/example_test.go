@@ -9,6 +9,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafeotel"
+	"github.com/dstsafe/dstsafe/event"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
@@ -37,12 +38,12 @@ func ExampleNew() {
 	}
 	// What a Scheduler reports (dstsafe.WithObserver(obs)), written out.
 	run := func(job, period string, late, took time.Duration) {
-		for _, typ := range []dstsafe.EventType{dstsafe.EventDue, dstsafe.EventClaimed, dstsafe.EventStarted, dstsafe.EventSucceeded} {
+		for _, typ := range []event.Type{event.Due, event.Claimed, event.Started, event.Succeeded} {
 			obs.Observe(dstsafe.Event{Type: typ, Job: job, Period: period, Kind: dstsafe.Fold, Late: late, Duration: took})
 		}
 	}
 	run("billing", "2024-11-03", 200*time.Millisecond, 42*time.Second)
-	obs.Observe(dstsafe.Event{Type: dstsafe.EventClaimedElsewhere, Job: "billing", Period: "2024-11-03", Kind: dstsafe.Fold})
+	obs.Observe(dstsafe.Event{Type: event.ClaimedElsewhere, Job: "billing", Period: "2024-11-03", Kind: dstsafe.Fold})
 	run("sync", "2024-11-03T01:30-05:00", 100*time.Millisecond, 300*time.Millisecond)
 	run("sync", "2024-11-03T01:30-06:00", 100*time.Millisecond, 500*time.Millisecond)
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/event"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -67,7 +68,7 @@ var _ dstsafe.Observer = (*Observer)(nil)
 type seriesKey struct {
 	job  string
 	kind dstsafe.Kind
-	typ  dstsafe.EventType
+	typ  event.Type
 }
 
 // seriesAttrs holds what one (job, kind, type) records: options with a
@@ -170,8 +171,8 @@ func checkBuckets(name string, b []float64) error {
 
 // Observe records e: 1 on dstsafe.events; 1 on dstsafe.runs when e ends an
 // attempt (succeeded, failed, skipped, claimed-elsewhere, lease-lost);
-// e.Late on dstsafe.run.lateness for EventStarted; e.Duration on
-// dstsafe.run.duration for EventSucceeded and EventFailed. Negative
+// e.Late on dstsafe.run.lateness for event.Started; e.Duration on
+// dstsafe.run.duration for event.Succeeded and event.Failed. Negative
 // durations count as 0. Only e.Type, e.Job and e.Kind become attributes.
 func (o *Observer) Observe(e dstsafe.Event) {
 	if o == nil || o.events == nil {
@@ -212,13 +213,13 @@ func newSeriesAttrs(k seriesKey) *seriesAttrs {
 	}
 	s := &seriesAttrs{events: []metric.AddOption{set(AttrEvent.String(k.typ.String()))}}
 	switch k.typ {
-	case dstsafe.EventSucceeded, dstsafe.EventFailed:
+	case event.Succeeded, event.Failed:
 		outcome := set(AttrOutcome.String(k.typ.String()))
 		s.runs = []metric.AddOption{outcome}
 		s.duration = []metric.RecordOption{outcome}
-	case dstsafe.EventSkipped, dstsafe.EventClaimedElsewhere, dstsafe.EventLeaseLost:
+	case event.Skipped, event.ClaimedElsewhere, event.LeaseLost:
 		s.runs = []metric.AddOption{set(AttrOutcome.String(k.typ.String()))}
-	case dstsafe.EventStarted:
+	case event.Started:
 		s.lateness = []metric.RecordOption{set()}
 	}
 	return s

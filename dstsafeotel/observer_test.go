@@ -12,6 +12,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafeotel"
+	"github.com/dstsafe/dstsafe/event"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
@@ -50,21 +51,21 @@ func TestObserve(t *testing.T) {
 			// 2024-11-03 01:30 CDT, the first of the two 01:30s: the
 			// billing job comes due...
 			name: "due in a fold",
-			e: dstsafe.Event{Type: dstsafe.EventDue, Job: "billing", Period: "2024-11-03T01:30", Kind: dstsafe.Fold,
+			e: dstsafe.Event{Type: event.Due, Job: "billing", Period: "2024-11-03T01:30", Kind: dstsafe.Fold,
 				Due: chicago("2024-11-03T01:30:00-05:00"), At: chicago("2024-11-03T01:30:00-05:00")},
 			want: points{"dstsafe.events{event=due,job=billing,kind=fold}": {Value: 1}},
 		},
 		{
 			// ...is claimed...
 			name: "claimed",
-			e: dstsafe.Event{Type: dstsafe.EventClaimed, Job: "billing", Period: "2024-11-03T01:30", Kind: dstsafe.Fold,
+			e: dstsafe.Event{Type: event.Claimed, Job: "billing", Period: "2024-11-03T01:30", Kind: dstsafe.Fold,
 				Attempt: 1},
 			want: points{"dstsafe.events{event=claimed,job=billing,kind=fold}": {Value: 1}},
 		},
 		{
 			// ...starts 250 ms after its instant...
 			name: "started 250 ms late",
-			e: dstsafe.Event{Type: dstsafe.EventStarted, Job: "billing", Period: "2024-11-03T01:30", Kind: dstsafe.Fold,
+			e: dstsafe.Event{Type: event.Started, Job: "billing", Period: "2024-11-03T01:30", Kind: dstsafe.Fold,
 				Late: 250 * time.Millisecond, Attempt: 1},
 			want: points{
 				"dstsafe.events{event=started,job=billing,kind=fold}": {Value: 1},
@@ -74,7 +75,7 @@ func TestObserve(t *testing.T) {
 		{
 			// ...and charges everyone in 42 s.
 			name: "succeeded in 42 s",
-			e: dstsafe.Event{Type: dstsafe.EventSucceeded, Job: "billing", Period: "2024-11-03T01:30", Kind: dstsafe.Fold,
+			e: dstsafe.Event{Type: event.Succeeded, Job: "billing", Period: "2024-11-03T01:30", Kind: dstsafe.Fold,
 				Duration: 42 * time.Second, Attempt: 1},
 			want: points{
 				"dstsafe.events{event=succeeded,job=billing,kind=fold}":         {Value: 1},
@@ -85,7 +86,7 @@ func TestObserve(t *testing.T) {
 		{
 			// The second replica finds 01:30 claimed.
 			name: "claimed elsewhere",
-			e: dstsafe.Event{Type: dstsafe.EventClaimedElsewhere, Job: "billing", Period: "2024-11-03T01:30",
+			e: dstsafe.Event{Type: event.ClaimedElsewhere, Job: "billing", Period: "2024-11-03T01:30",
 				Kind: dstsafe.Fold},
 			want: points{
 				"dstsafe.events{event=claimed-elsewhere,job=billing,kind=fold}": {Value: 1},
@@ -96,7 +97,7 @@ func TestObserve(t *testing.T) {
 			// 2024-03-10 02:30 never happens in Chicago: the fixed-time job
 			// runs at 03:30 CDT and fails after 1.5 s.
 			name: "failed in a gap",
-			e: dstsafe.Event{Type: dstsafe.EventFailed, Job: "report", Period: "2024-03-10T02:30", Kind: dstsafe.Gap,
+			e: dstsafe.Event{Type: event.Failed, Job: "report", Period: "2024-03-10T02:30", Kind: dstsafe.Gap,
 				Duration: 1500 * time.Millisecond, Err: errors.New("smtp: 421 try later"), Attempt: 1},
 			want: points{
 				"dstsafe.events{event=failed,job=report,kind=gap}":         {Value: 1},
@@ -107,7 +108,7 @@ func TestObserve(t *testing.T) {
 		{
 			// A paused job's period on an ordinary day is skipped.
 			name: "skipped while paused",
-			e: dstsafe.Event{Type: dstsafe.EventSkipped, Job: "report", Period: "2024-03-11T02:30", Kind: dstsafe.Unique,
+			e: dstsafe.Event{Type: event.Skipped, Job: "report", Period: "2024-03-11T02:30", Kind: dstsafe.Unique,
 				Reason: "paused", Late: time.Hour},
 			want: points{
 				"dstsafe.events{event=skipped,job=report,kind=unique}": {Value: 1},
@@ -117,7 +118,7 @@ func TestObserve(t *testing.T) {
 		{
 			// A run whose heartbeat could not reach the ledger.
 			name: "lease lost",
-			e: dstsafe.Event{Type: dstsafe.EventLeaseLost, Job: "sync", Period: "2024-11-03T01:15", Kind: dstsafe.Fold,
+			e: dstsafe.Event{Type: event.LeaseLost, Job: "sync", Period: "2024-11-03T01:15", Kind: dstsafe.Fold,
 				Err: dstsafe.ErrLeaseLost, Attempt: 2},
 			want: points{
 				"dstsafe.events{event=lease-lost,job=sync,kind=fold}": {Value: 1},
@@ -126,21 +127,21 @@ func TestObserve(t *testing.T) {
 		},
 		{
 			// A catch-up after 3 h of downtime: late, not yet started (the
-			// EventStarted that follows records the lateness).
+			// event.Started that follows records the lateness).
 			name: "late",
-			e: dstsafe.Event{Type: dstsafe.EventLate, Job: "sync", Period: "2024-06-01T09:00", Kind: dstsafe.Unique,
+			e: dstsafe.Event{Type: event.Late, Job: "sync", Period: "2024-06-01T09:00", Kind: dstsafe.Unique,
 				Late: 3 * time.Hour},
 			want: points{"dstsafe.events{event=late,job=sync,kind=unique}": {Value: 1}},
 		},
 		{
 			// An operator pauses billing: no period, so no kind.
 			name: "paused",
-			e:    dstsafe.Event{Type: dstsafe.EventPaused, Job: "billing", Reason: "INC-2291 double charges"},
+			e:    dstsafe.Event{Type: event.Paused, Job: "billing", Reason: "INC-2291 double charges"},
 			want: points{"dstsafe.events{event=paused,job=billing}": {Value: 1}},
 		},
 		{
 			name: "resumed",
-			e:    dstsafe.Event{Type: dstsafe.EventResumed, Job: "billing", Reason: "fixed in v2.3.1"},
+			e:    dstsafe.Event{Type: event.Resumed, Job: "billing", Reason: "fixed in v2.3.1"},
 			want: points{"dstsafe.events{event=resumed,job=billing}": {Value: 1}},
 		},
 		{
@@ -152,7 +153,7 @@ func TestObserve(t *testing.T) {
 		{
 			// Negative durations (a clock stepped back) count as 0.
 			name: "negative duration",
-			e: dstsafe.Event{Type: dstsafe.EventSucceeded, Job: "billing", Kind: dstsafe.Unique,
+			e: dstsafe.Event{Type: event.Succeeded, Job: "billing", Kind: dstsafe.Unique,
 				Duration: -time.Second},
 			want: points{
 				"dstsafe.events{event=succeeded,job=billing,kind=unique}":         {Value: 1},
@@ -180,27 +181,27 @@ func spec(e dstsafe.Event) points {
 	}
 	name := e.Type.String()
 	p := points{"dstsafe.events{event=" + name + ",job=" + e.Job + kind + "}": {Value: 1}}
-	outcome := map[dstsafe.EventType]bool{dstsafe.EventSucceeded: true, dstsafe.EventFailed: true,
-		dstsafe.EventSkipped: true, dstsafe.EventClaimedElsewhere: true, dstsafe.EventLeaseLost: true}
+	outcome := map[event.Type]bool{event.Succeeded: true, event.Failed: true,
+		event.Skipped: true, event.ClaimedElsewhere: true, event.LeaseLost: true}
 	if outcome[e.Type] {
 		p["dstsafe.runs{job="+e.Job+kind+",outcome="+name+"}"] = point{Value: 1}
 	}
-	if e.Type == dstsafe.EventSucceeded || e.Type == dstsafe.EventFailed {
+	if e.Type == event.Succeeded || e.Type == event.Failed {
 		p["dstsafe.run.duration{job="+e.Job+kind+",outcome="+name+"}"] = hist(1, e.Duration.Seconds())
 	}
-	if e.Type == dstsafe.EventStarted {
+	if e.Type == event.Started {
 		p["dstsafe.run.lateness{job="+e.Job+kind+"}"] = hist(1, e.Late.Seconds())
 	}
 	return p
 }
 
-// Every EventType, defined or not, with every Kind, defined or not, on one
+// Every event.Type, defined or not, with every Kind, defined or not, on one
 // Observer: the sum of what each records alone.
 func TestObserveEveryTypeAndKind(t *testing.T) {
 	o, r := sdkObserver(t)
 	want := points{}
 	n := 0
-	for typ := dstsafe.EventType(0); typ <= dstsafe.EventResumed+1; typ++ {
+	for typ := event.Type(0); typ <= event.Resumed+1; typ++ {
 		for _, kind := range []dstsafe.Kind{0, dstsafe.Unique, dstsafe.Fold, dstsafe.Gap, 7} {
 			n++
 			// Distinct durations so that a sum from the wrong series shows.
@@ -254,8 +255,8 @@ func sum(p points, metric string) int64 {
 
 // The histograms advise the documented boundaries, or the ones given.
 func TestBuckets(t *testing.T) {
-	started := dstsafe.Event{Type: dstsafe.EventStarted, Job: "j", Kind: dstsafe.Unique, Late: 90 * time.Second}
-	done := dstsafe.Event{Type: dstsafe.EventSucceeded, Job: "j", Kind: dstsafe.Unique, Duration: 2 * time.Second}
+	started := dstsafe.Event{Type: event.Started, Job: "j", Kind: dstsafe.Unique, Late: 90 * time.Second}
+	done := dstsafe.Event{Type: event.Succeeded, Job: "j", Kind: dstsafe.Unique, Duration: 2 * time.Second}
 	const lateness = "dstsafe.run.lateness{job=j,kind=unique}"
 	const duration = "dstsafe.run.duration{job=j,kind=unique,outcome=succeeded}"
 
@@ -336,8 +337,8 @@ func TestNewNilProvider(t *testing.T) {
 	after, err := dstsafeotel.New(nil)
 	require.NoError(t, err)
 
-	before.Observe(dstsafe.Event{Type: dstsafe.EventDue, Job: "a", Kind: dstsafe.Unique})
-	after.Observe(dstsafe.Event{Type: dstsafe.EventDue, Job: "b", Kind: dstsafe.Unique})
+	before.Observe(dstsafe.Event{Type: event.Due, Job: "a", Kind: dstsafe.Unique})
+	after.Observe(dstsafe.Event{Type: event.Due, Job: "b", Kind: dstsafe.Unique})
 	require.Equal(t, map[string]int64{
 		"dstsafe.events{event=due,job=a,kind=unique}": 1,
 		"dstsafe.events{event=due,job=b,kind=unique}": 1,
@@ -369,7 +370,7 @@ func (refusingMeter) Float64Histogram(string, ...metric.Float64HistogramOption) 
 
 // A nil or zero Observer records nothing and does not panic.
 func TestZeroObserver(t *testing.T) {
-	e := dstsafe.Event{Type: dstsafe.EventSucceeded, Job: "j", Kind: dstsafe.Unique, Duration: time.Second}
+	e := dstsafe.Event{Type: event.Succeeded, Job: "j", Kind: dstsafe.Unique, Duration: time.Second}
 	var nilObs *dstsafeotel.Observer
 	require.NotPanics(t, func() { nilObs.Observe(e) })
 	require.NotPanics(t, func() { new(dstsafeotel.Observer).Observe(e) })

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/riverqueue/river"
 
 	"github.com/dstsafe/dstsafe"
@@ -34,7 +35,7 @@ type WorkerOptions struct {
 	// "/job/<river job id>/attempt/<n>". Defaults to "river".
 	Owner string
 	// Clock measures heartbeats and the wait for an abandoned lease.
-	// Defaults to dstsafe.RealClock().
+	// Defaults to clockwork.NewRealClock().
 	Clock dstsafe.Clock
 	// Logger receives a line for each job whose period was claimed before
 	// ("already claimed"). Defaults to slog.Default().
@@ -53,7 +54,7 @@ func (o *WorkerOptions) withDefaults() WorkerOptions {
 		w.Owner = "river"
 	}
 	if w.Clock == nil {
-		w.Clock = dstsafe.RealClock()
+		w.Clock = clockwork.NewRealClock()
 	}
 	if w.Logger == nil {
 		w.Logger = slog.Default()

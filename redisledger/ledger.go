@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
@@ -43,7 +44,7 @@ func New(client redis.UniversalClient, opts ...Option) *Ledger {
 		}
 	}
 	if c.clock == nil {
-		c.clock = dstsafe.RealClock()
+		c.clock = clockwork.NewRealClock()
 	}
 	l := &Ledger{client: client, clock: c.clock, prefix: c.prefix, finishedTTL: c.finishedTTL}
 	if c.autoPipeline {

@@ -35,7 +35,7 @@ func WithKeyPrefix(prefix string) Option {
 // claims, heartbeats and finishes and decides whether a lease is over.
 // Redis's own TIME is never used, so a *clockwork.FakeClock drives lease
 // expiry in tests. Every process sharing a ledger must have clocks that
-// roughly agree. Defaults to dstsafe.RealClock(), also when clock is nil.
+// roughly agree. Defaults to clockwork.NewRealClock(), also when clock is nil.
 func WithClock(clock dstsafe.Clock) Option {
 	return func(c *config) { c.clock = clock }
 }

@@ -77,6 +77,7 @@ import (
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/ledgerkit"
 	"github.com/dstsafe/dstsafe/sqlledger/internal/config"
+	"github.com/jonboulle/clockwork"
 )
 
 // Ledger is a dstsafe.ControlLedger stored in SQL tables. It is safe for
@@ -155,7 +156,7 @@ func New(db *sql.DB, opts ...Option) (*Ledger, error) {
 		return nil, &ConfigError{Option: "WithDialect", Value: fmt.Sprint(int(d)), Reason: "unknown dialect"}
 	}
 	if c.Clock == nil {
-		c.Clock = dstsafe.RealClock()
+		c.Clock = clockwork.NewRealClock()
 	}
 	l := &Ledger{db: db, q: db, dialect: d, clock: c.Clock, table: c.Table, owned: c.CloseDB, upTo: SchemaVersion}
 	if c.MigrateTo > 0 && c.MigrateTo < SchemaVersion {

@@ -56,7 +56,7 @@ func WithTable(name string) Option { return func(c *config.Config) { c.Table = n
 func WithDialect(d Dialect) Option { return func(c *config.Config) { c.Dialect = int(d) } }
 
 // WithClock sets the clock leases are measured by and instants taken
-// from. Defaults to dstsafe.RealClock(), also when clock is nil. Give
+// from. Defaults to clockwork.NewRealClock(), also when clock is nil. Give
 // every process sharing a database a clock that agrees with the others: a
 // lease is compared with the reader's clock.
 func WithClock(clock dstsafe.Clock) Option { return func(c *config.Config) { c.Clock = clock } }

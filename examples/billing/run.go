@@ -15,6 +15,7 @@ import (
 	"github.com/dstsafe/dstsafe/examples/billing/internal/billing"
 	"github.com/dstsafe/dstsafe/examples/billing/internal/payments"
 	"github.com/dstsafe/dstsafe/sqlledger"
+	"github.com/jonboulle/clockwork"
 )
 
 // runOptions say how to run the billing job for one run_date by hand.
@@ -137,7 +138,7 @@ func runDate(ctx context.Context, o runOptions) (billing.RunStats, error) {
 	}
 	clock := o.Clock
 	if clock == nil {
-		clock = dstsafe.RealClock()
+		clock = clockwork.NewRealClock()
 	}
 	ledger, err := sqlledger.New(db.DB, sqlledger.WithClock(clock))
 	if err != nil {

@@ -106,3 +106,13 @@ func DaysIn(y int, m time.Month) int {
 // CivilFromDaysSlow is civilFromDays' plain algorithm, for tests that check
 // the fast one against it.
 var CivilFromDaysSlow = civilFromDaysSlow
+
+// FloorDiv is a/b rounded towards minus infinity (Go's / rounds towards
+// zero).
+func FloorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}

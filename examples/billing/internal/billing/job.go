@@ -10,6 +10,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/examples/billing/internal/payments"
+	"github.com/jonboulle/clockwork"
 )
 
 // JobName is the billing job's name in the run ledger: a run claims
@@ -246,7 +247,7 @@ func (j *Job) callProcessor(ctx context.Context, req payments.Request) (payments
 
 func (j *Job) now() time.Time {
 	if j.Clock == nil {
-		return dstsafe.RealClock().Now()
+		return clockwork.NewRealClock().Now()
 	}
 	return j.Clock.Now()
 }

@@ -1,8 +1,12 @@
-package dstsafe
+package calendar
 
 import (
 	"strconv"
 	"time"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/internal/civil"
+	"github.com/dstsafe/dstsafe/internal/schedlink"
 )
 
 // HolidayPolicy says what Excluding does with an occurrence scheduled on a
@@ -33,6 +37,12 @@ func (p HolidayPolicy) String() string {
 	return "HolidayPolicy(" + strconv.Itoa(int(p)) + ")"
 }
 
+// fastNext is package dstsafe's next for its own schedules.
+var fastNext = schedlink.Get()
+
+// secondsPerDay is the length of a day of wall readings.
+const secondsPerDay = 86400
+
 // maxHolidayRun bounds how far Excluding looks for a business day and for
 // the schedule's next occurrence on one: ten years of days. A calendar
 // that contains every date for that long is treated as closed for good.
@@ -42,7 +52,7 @@ const maxHolidayRun = 3653
 // Excluding. It is immutable and safe for concurrent use if its schedule
 // and calendar are.
 type Excluded struct {
-	s      OccurrenceSchedule
+	s      dstsafe.OccurrenceSchedule
 	cal    Calendar
 	policy HolidayPolicy
 }
@@ -65,7 +75,7 @@ type Excluded struct {
 // Excluding looks up to ten years ahead for a business day and for an
 // occurrence on one; past that it answers "never". It panics if s or cal
 // is nil or policy is unknown.
-func Excluding(s OccurrenceSchedule, cal Calendar, policy HolidayPolicy) *Excluded {
+func Excluding(s dstsafe.OccurrenceSchedule, cal Calendar, policy HolidayPolicy) *Excluded {
 	if s == nil || cal == nil || policy > PreviousBusinessDay {
 		panic("dstsafe: Excluding: nil schedule or calendar, or unknown policy")
 	}
@@ -85,14 +95,14 @@ func (e *Excluded) Next(after time.Time) time.Time {
 // NextOccurrence returns the first occurrence strictly after after: the
 // schedule's own occurrence, with At moved to a business day when its date
 // is in the calendar. Wall, Kind and Period are the scheduled ones.
-func (e *Excluded) NextOccurrence(after time.Time) (Occurrence, bool) {
+func (e *Excluded) NextOccurrence(after time.Time) (dstsafe.Occurrence, bool) {
 	at, orig, ok := e.next(after)
 	if !ok {
-		return Occurrence{}, false
+		return dstsafe.Occurrence{}, false
 	}
 	o, ok := e.s.NextOccurrence(orig.Add(-time.Nanosecond))
 	if !ok || !o.At.Equal(orig) {
-		return Occurrence{}, false // the schedule changed its mind: not ours
+		return dstsafe.Occurrence{}, false // the schedule changed its mind: not ours
 	}
 	o.At = at
 	return o, true
@@ -101,43 +111,34 @@ func (e *Excluded) NextOccurrence(after time.Time) (Occurrence, bool) {
 // original is one occurrence of the underlying schedule.
 type original struct {
 	at   time.Time
-	date Date  // of the scheduled wall reading
-	tod  int64 // its time of day, seconds
+	date dstsafe.Date // of the scheduled wall reading
+	tod  int64        // its time of day, seconds
 }
 
 // first returns the schedule's first occurrence strictly after t, without
 // building its Period when the schedule is a *Cron or an *RRule.
 func (e *Excluded) first(t time.Time) (original, bool) {
-	var m match
-	var loc *time.Location
-	var ok bool
-	switch s := e.s.(type) {
-	case *RRule:
-		m, ok = s.next(t)
-		loc = s.loc
-	case *Cron:
-		m, ok = s.next(t)
-		loc = s.loc
-	default:
+	mt, mw, loc, ok, handled := fastNext(e.s, t)
+	if !handled {
 		o, found := e.s.NextOccurrence(t)
 		if !found {
 			return original{}, false
 		}
 		w := o.Wall
-		return original{o.At, Date{w.Year, w.Month, w.Day}, int64(w.Hour*3600 + w.Minute*60 + w.Second)}, true
+		return original{o.At, dstsafe.Date{Year: w.Year, Month: w.Month, Day: w.Day}, int64(w.Hour*3600 + w.Minute*60 + w.Second)}, true
 	}
 	if !ok {
 		return original{}, false
 	}
-	days := floorDiv(m.w, secondsPerDay)
-	y, mo, d := civilFromDays(days)
-	return original{time.Unix(m.t, 0).In(loc), Date{y, mo, d}, m.w - days*secondsPerDay}, true
+	days := civil.FloorDiv(mw, secondsPerDay)
+	y, mo, d := civil.CivilFromDays(days)
+	return original{time.Unix(mt, 0).In(loc), dstsafe.Date{Year: y, Month: mo, Day: d}, mw - days*secondsPerDay}, true
 }
 
 // business returns the business day the policy moves date d to (d itself
 // when the calendar does not contain it), or false if there is none within
 // maxHolidayRun days.
-func (e *Excluded) business(d Date) (Date, bool) {
+func (e *Excluded) business(d dstsafe.Date) (dstsafe.Date, bool) {
 	if !e.cal.Contains(d) {
 		return d, true
 	}
@@ -150,15 +151,15 @@ func (e *Excluded) business(d Date) (Date, bool) {
 			return d, true
 		}
 	}
-	return Date{}, false
+	return dstsafe.Date{}, false
 }
 
-// firesOn returns the business day the occurrences scheduled on date d
+// FiresOn returns the business day the occurrences scheduled on date d
 // fire on (d itself on a business day), or false when the policy drops
 // them or no business day comes within maxHolidayRun days. The outermost
 // Excluding decides: it moves by the scheduled date, whatever an inner
 // one did.
-func (e *Excluded) firesOn(d Date) (Date, bool) {
+func (e *Excluded) FiresOn(d dstsafe.Date) (dstsafe.Date, bool) {
 	if e.policy == SkipHoliday {
 		return d, !e.cal.Contains(d)
 	}
@@ -172,7 +173,7 @@ func (e *Excluded) firesOn(d Date) (Date, bool) {
 // that base starts after it, and a day receiving n moved runs costs O(n),
 // not O(n^2) (a closure of a year moves hundreds of runs to one day).
 type taken struct {
-	day  Date
+	day  dstsafe.Date
 	n    int
 	at   [8]int64
 	more map[int64]struct{}
@@ -191,7 +192,7 @@ func (tk *taken) has(u int64) bool {
 
 // from returns the first instant worth trying for a run moved to day at
 // base.
-func (tk *taken) from(day Date, base int64) int64 {
+func (tk *taken) from(day dstsafe.Date, base int64) int64 {
 	if tk.day == day {
 		if l, ok := tk.last[base]; ok {
 			return l + 1
@@ -200,7 +201,7 @@ func (tk *taken) from(day Date, base int64) int64 {
 	return base
 }
 
-func (tk *taken) add(day Date, base, u int64) {
+func (tk *taken) add(day dstsafe.Date, base, u int64) {
 	if day != tk.day {
 		*tk = taken{day: day}
 	}
@@ -225,7 +226,7 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 	if loc == nil {
 		return time.Time{}, time.Time{}, false
 	}
-	dA := DateOf(after, loc)
+	dA := dstsafe.DateOf(after, loc)
 	// Where to start reading the schedule. A moved run fires on its
 	// business day, or up to a day later where a gap swallows the wall
 	// reading it moves to (Pacific/Fakaofo skipped 2011-12-30): runs moved
@@ -261,10 +262,10 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 	// holidays that move to the same one: remember the last walk, or a
 	// closure of n days costs n^2 calendar lookups.
 	var memo struct {
-		lo, hi, to Date
+		lo, hi, to dstsafe.Date
 		ok         bool
 	}
-	biz := func(d Date) (Date, bool) {
+	biz := func(d dstsafe.Date) (dstsafe.Date, bool) {
 		if memo.ok && !d.Before(memo.lo) && !d.After(memo.hi) {
 			return memo.to, true
 		}
@@ -309,9 +310,9 @@ func (e *Excluded) next(after time.Time) (at, orig time.Time, ok bool) {
 		}
 		// Moved: the scheduled time of day on target, then the first
 		// second the schedule and the moves before it leave free.
-		w := Wall{Year: target.Year, Month: target.Month, Day: target.Day,
+		w := dstsafe.Wall{Year: target.Year, Month: target.Month, Day: target.Day,
 			Hour: int(o.tod / 3600), Minute: int(o.tod / 60 % 60), Second: int(o.tod % 60)}
-		at, _ := Resolve(w, loc, Compatible)
+		at, _ := dstsafe.Resolve(w, loc, dstsafe.Compatible)
 		base := at.Unix()
 		u := tk.from(target, base)
 		for k := 0; k < 86400; k++ {
@@ -337,11 +338,8 @@ func (e *Excluded) fires(u int64) bool {
 
 // location returns the schedule's zone: that of its occurrences.
 func (e *Excluded) location(after time.Time) *time.Location {
-	switch s := e.s.(type) {
-	case *RRule:
-		return s.loc
-	case *Cron:
-		return s.loc
+	if _, _, loc, _, handled := fastNext(e.s, after); handled {
+		return loc
 	}
 	o, ok := e.s.NextOccurrence(after)
 	if !ok {
