@@ -298,8 +298,8 @@ var resumeLookback = []time.Duration{3 * 24 * time.Hour, 40 * 24 * time.Hour, 40
 
 // prime sets j's cursor from the ledger: the claim time of its latest
 // record, or just before now for a job with no record (it starts fresh
-// and catches up nothing; a period due before now whose jittered start is
-// after it is still to come). When that record was made under another
+// and catches up nothing, nor runs a period due before now whose jittered
+// start is after it). When that record was made under another
 // schedule, it queues the edit, so that plan counts missed periods under
 // the schedule that was in force. A transient ledger error is retried
 // with backoff on the clock; it returns false when Run stops first or the
@@ -329,12 +329,17 @@ func (s *Scheduler) prime(rs *runState, j *job) bool {
 			continue
 		}
 		s.ledgerAnswered()
+		// A job with no record starts with the periods due after now,
+		// jitter or not: a period due before it was added is not its to
+		// run, even when its jittered start is still to come.
 		cursor := now.Add(-time.Nanosecond)
-		if spec.cfg.jitter > 0 {
+		if spec.cfg.jitter > 0 && len(recs) == 0 {
 			if o, ok := spec.nextAfter(now.Add(-spec.cfg.jitter)); ok && !o.At.After(now) && spec.taskOf(j.name, o).start.After(now) {
-				// Due already, but its jittered start is still to come (at
-				// most one period is: the jitter is shorter than any interval).
-				cursor = o.At.Add(-time.Nanosecond)
+				// Said, since a restart in this window of a job that has
+				// never recorded a period looks the same: another replica
+				// that was running still runs it.
+				s.log.Warn("run not started: due before the job started", "job", j.name, "period", o.Period,
+					"due", o.At, "start", spec.taskOf(j.name, o).start)
 			}
 		}
 		var edits []edit

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"testing"
@@ -274,4 +275,28 @@ func countLogs(t *testing.T, logs *bytes.Buffer, level, msg string) int {
 		}
 	}
 	return n
+}
+
+// A job starts with the occurrences after the instant it is added (Add's
+// doc), jitter or not: a job added at 06:00Z ran its 05:30Z period at
+// 06:03:10Z, since that period's jittered start was still to come.
+func TestJitterRunsNoPeriodBeforeTheJobStarted(t *testing.T) {
+	added := time.Date(2024, 6, 1, 6, 0, 0, 0, time.UTC)
+	s, _, _ := newSim(t, added)
+	// 20 jobs: their delays are hashes spread over [0, 23 h), so most
+	// would start the 05:30 period after 06:00.
+	for i := range 20 {
+		require.NoError(t, s.Add(fmt.Sprintf("report-%d", i), mustCron(t, "30 5 * * *"), nop, dstsafe.WithJitter(23*time.Hour)))
+	}
+	fires, err := dstsafe.Simulate(context.Background(), s, 47*time.Hour) // to 06-03 05:00
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, f := range fires {
+		require.False(t, f.Due.Before(added), "%s ran period %s, due before it was added", f.Job, f.Period)
+		require.Equal(t, "2024-06-02T05:30:00", f.Period)
+		seen[f.Job] = true
+	}
+	// The next day's period starts by 06-03 04:30 (05:30 + at most 23 h),
+	// the day after's at 06-03 05:30 at the earliest.
+	require.Len(t, seen, 20)
 }
