@@ -300,3 +300,61 @@ func TestJitterRunsNoPeriodBeforeTheJobStarted(t *testing.T) {
 	// the day after's at 06-03 05:30 at the earliest.
 	require.Len(t, seen, 20)
 }
+
+// countingSchedule counts the occurrences asked of a schedule, and stops
+// after stopAt of them, so that code which walks every period of a year
+// of seconds fails in a fraction of a second instead of taking 10.
+type countingSchedule struct {
+	*dstsafe.Cron
+	calls, stopAt int
+}
+
+func (c *countingSchedule) NextOccurrence(after time.Time) (dstsafe.Occurrence, bool) {
+	c.calls++
+	if c.calls > c.stopAt {
+		return dstsafe.Occurrence{}, false
+	}
+	return c.Cron.NextOccurrence(after)
+}
+
+// Backfill's limit and its context bound the walk: a year of a per-second
+// job walked all 31,622,400 periods of 2024 to count Left, ignoring ctx
+// (8-16 s, then err == nil).
+func TestBackfillWalkIsBounded(t *testing.T) {
+	from, to := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	const stopAt = 1_000_000 // the old code's walk ends here, Left about a million
+	newJob := func(t *testing.T, fn func(context.Context, dstsafe.Run) error) (*dstsafe.Scheduler, *countingSchedule) {
+		s, _, _ := newSim(t, to)
+		c := &countingSchedule{Cron: mustCron(t, "* * * * * *", dstsafe.WithSeconds()), stopAt: stopAt}
+		require.NoError(t, s.Add("tick", c, fn))
+		c.calls = 0 // Add's jitter-free checks walk none, but be exact
+		return s, c
+	}
+	t.Run("limit", func(t *testing.T) {
+		s, c := newJob(t, nop)
+		res, err := s.Backfill(context.Background(), "tick", from, to, &dstsafe.BackfillOptions{Limit: 5})
+		require.NoError(t, err)
+		require.Len(t, res.Ran, 5)
+		require.Equal(t, 10000, res.Left, "counted up to the cap")
+		require.True(t, res.MoreLeft, "31,622,395 are left")
+		// 5 run, 10,000 counted, the one past the cap: 10,006 occurrences.
+		require.Equal(t, 5+10000+1, c.calls)
+	})
+	t.Run("cancelled after the limit", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s, c := newJob(t, func(context.Context, dstsafe.Run) error { cancel(); return nil })
+		res, err := s.Backfill(ctx, "tick", from, to, &dstsafe.BackfillOptions{Limit: 1})
+		require.ErrorIs(t, err, context.Canceled)
+		require.Len(t, res.Ran, 1)
+		require.Equal(t, 2, c.calls, "the run's period, then the next: ctx is looked at before counting it")
+	})
+	t.Run("cancelled before", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		s, c := newJob(t, nop)
+		_, err := s.Backfill(ctx, "tick", from, to, &dstsafe.BackfillOptions{Limit: 1})
+		require.ErrorIs(t, err, context.Canceled)
+		require.Equal(t, 1, c.calls)
+	})
+}
