@@ -7,7 +7,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 )
 
 // Claims per second: workers=N, each claim a new period (the name
@@ -16,12 +16,12 @@ import (
 func BenchmarkMemoryLedgerClaim(b *testing.B) {
 	for _, workers := range []int{1, 8} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			dstsafetest.BenchmarkClaims(b, dstsafe.NewMemoryLedger(clockwork.NewFakeClock()), workers)
+			testkit.BenchmarkClaims(b, dstsafe.NewMemoryLedger(clockwork.NewFakeClock()), workers)
 		})
 	}
 	for _, workers := range []int{1, 8} {
 		b.Run(fmt.Sprintf("contended/workers=%d", workers), func(b *testing.B) {
-			dstsafetest.BenchmarkContendedClaims(b, workers, dstsafe.NewMemoryLedger(clockwork.NewFakeClock()))
+			testkit.BenchmarkContendedClaims(b, workers, dstsafe.NewMemoryLedger(clockwork.NewFakeClock()))
 		})
 	}
 }

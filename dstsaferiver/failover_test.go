@@ -28,6 +28,7 @@ import (
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsaferiver"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
@@ -251,7 +252,7 @@ func (f *failover) kill(id string, at time.Time) {
 // night on riverdatabasesql (NewTxWorker), in parallel; DSTSAFE_LONG=1 runs
 // all four pairs.
 func TestFailover(t *testing.T) {
-	dsn := dstsafetest.RequireEnv(t, pgEnv)
+	dsn := testkit.RequireEnv(t, pgEnv)
 	chicago := dstsafetest.Zone(t, "America/Chicago")
 	type night struct {
 		name       string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 )
 
 // A backend's test file runs the suite with a constructor that gives each
@@ -24,13 +25,13 @@ func ExampleRunLedgerTests() {
 // skipping without it (failing under CI=true).
 func ExampleRequireEnv() {
 	_ = func(t *testing.T) {
-		dsn := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
+		dsn := testkit.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
 		_ = dsn // sql.Open("pgx", dsn) ...
 	}
 }
 
 func ExampleBenchmarkClaims() {
 	_ = func(b *testing.B) { // func BenchmarkMyLedgerClaim(b *testing.B)
-		dstsafetest.BenchmarkClaims(b, dstsafe.NewMemoryLedger(nil), 8)
+		testkit.BenchmarkClaims(b, dstsafe.NewMemoryLedger(nil), 8)
 	}
 }

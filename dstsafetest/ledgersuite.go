@@ -14,6 +14,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
@@ -23,12 +24,6 @@ import (
 // ledgers of other calls: give each its own table, key prefix or database.
 // Clean up through t.Cleanup.
 type NewLedgerFunc func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger
-
-// SuiteStart is the instant the suite's fake clocks start at: 01:30:00 CDT
-// on 2024-11-03, the first of the two 01:30s of the night the billing
-// incident charged 1,284 customers twice. Its nanoseconds check that
-// ledgers keep instants to microseconds.
-var SuiteStart = time.Date(2024, 11, 3, 6, 30, 0, 123456789, time.UTC)
 
 // RunLedgerTests is the conformance suite every dstsafe.Ledger must pass:
 // the memory, SQLite, PostgreSQL and Redis ledgers run it. It checks every
@@ -48,7 +43,8 @@ var SuiteStart = time.Date(2024, 11, 3, 6, 30, 0, 123456789, time.UTC)
 // one, those subtests skip, saying so.
 //
 // Each subtest calls newLedger for a fresh ledger with its own fake clock
-// set to SuiteStart. Options say what else the backend can do (a broken
+// set to 2024-11-03 06:30:00.123456789Z (01:30 CDT, the first reading of
+// the Chicago fold). Options say what else the backend can do (a broken
 // ledger to check its permanent errors with) or cannot do yet; the
 // subtests they govern skip, naming the missing capability, without them.
 func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOption) {
@@ -102,7 +98,7 @@ type suite struct {
 
 func (s suite) setup(t *testing.T) (dstsafe.Ledger, *clockwork.FakeClock) {
 	t.Helper()
-	clock := clockwork.NewFakeClockAt(SuiteStart)
+	clock := clockwork.NewFakeClockAt(testkit.SuiteStart)
 	l := s.newLedger(t, clock)
 	must.NotNil(t, l, "newLedger returned nil")
 	return l, clock

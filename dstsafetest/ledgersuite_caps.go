@@ -9,6 +9,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 )
 
 // A LedgerSuiteOption tells RunLedgerTests what a backend can do beyond
@@ -143,7 +144,7 @@ func (s suite) testPermanent(t *testing.T) {
 	ctx := context.Background()
 	for _, b := range s.caps.broken {
 		t.Run(b.name, func(t *testing.T) {
-			l := b.newBroken(t, clockwork.NewFakeClockAt(SuiteStart))
+			l := b.newBroken(t, clockwork.NewFakeClockAt(testkit.SuiteStart))
 			must.NotNil(t, l, "WithBrokenLedger %q returned nil", b.name)
 			calls := map[string]func() error{
 				"Claim": func() error {

@@ -11,7 +11,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
@@ -31,13 +31,13 @@ func BenchmarkClaim(b *testing.B) {
 				if name == "redis-autopipeline" {
 					opts = append(opts, redisledger.WithAutoPipeline())
 				}
-				dstsafetest.BenchmarkClaims(b, benchLedger(b, testPrefix(b, testClient(b)), opts...), workers)
+				testkit.BenchmarkClaims(b, benchLedger(b, testPrefix(b, testClient(b)), opts...), workers)
 			})
 		}
 	}
 	for _, workers := range []int{1, 8} {
 		b.Run(fmt.Sprintf("redis/contended/workers=%d", workers), func(b *testing.B) {
-			dstsafetest.BenchmarkContendedClaims(b, workers, benchLedger(b, testPrefix(b, testClient(b))))
+			testkit.BenchmarkContendedClaims(b, workers, benchLedger(b, testPrefix(b, testClient(b))))
 		})
 	}
 	b.Run("redis/contended-ledger-each/workers=8", func(b *testing.B) {
@@ -46,14 +46,14 @@ func BenchmarkClaim(b *testing.B) {
 		for i := range ls {
 			ls[i] = benchLedger(b, prefix)
 		}
-		dstsafetest.BenchmarkContendedClaims(b, len(ls), ls...)
+		testkit.BenchmarkContendedClaims(b, len(ls), ls...)
 	})
 }
 
 // benchLedger is a Ledger under prefix on a client of its own.
 func benchLedger(b *testing.B, prefix string, opts ...redisledger.Option) *redisledger.Ledger {
-	return redisledger.New(testClient(b), append([]redisledger.Option{redisledger.WithKeyPrefix(prefix),
-		redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart))}, opts...)...)
+	return mustNew(testClient(b), append([]redisledger.Option{redisledger.WithKeyPrefix(prefix),
+		redisledger.WithClock(clockwork.NewFakeClockAt(testkit.SuiteStart))}, opts...)...)
 }
 
 // BenchmarkClaimRefused measures claims of a period that is already
@@ -69,8 +69,8 @@ func BenchmarkClaimRefused(b *testing.B) {
 
 func benchClaims(b *testing.B, workers int, period func(int64) string, wantErr error, opts ...redisledger.Option) {
 	c := testClient(b)
-	l := redisledger.New(c, append([]redisledger.Option{redisledger.WithKeyPrefix(testPrefix(b, c)),
-		redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart))}, opts...)...)
+	l := mustNew(c, append([]redisledger.Option{redisledger.WithKeyPrefix(testPrefix(b, c)),
+		redisledger.WithClock(clockwork.NewFakeClockAt(testkit.SuiteStart))}, opts...)...)
 	ctx := context.Background()
 	if wantErr != nil {
 		if _, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "bench", Period: period(0), Owner: "first"}); err != nil {

@@ -68,7 +68,7 @@ func runChild(cfgJSON string) int {
 	c := redis.NewClient(&redis.Options{Addr: cfg.Addr, PoolSize: max(cfg.Workers, 4)})
 	defer c.Close()
 	clock := clockwork.NewFakeClockAt(cfg.Clock)
-	l := redisledger.New(c, redisledger.WithKeyPrefix(cfg.Prefix), redisledger.WithClock(clock))
+	l := mustNew(c, redisledger.WithKeyPrefix(cfg.Prefix), redisledger.WithClock(clock))
 	in := bufio.NewScanner(os.Stdin)
 	var err error
 	switch cfg.Mode {

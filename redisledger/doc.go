@@ -3,7 +3,10 @@
 // there before it runs, and exactly one claim of each period wins.
 //
 //	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
-//	ledger := redisledger.New(client)
+//	ledger, err := redisledger.New(client)
+//	if err != nil {
+//		return err // an option New cannot use: a *ConfigError
+//	}
 //
 // # Records never expire
 //

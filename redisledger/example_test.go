@@ -21,7 +21,11 @@ func Example() {
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
-	ledger := redisledger.New(client)
+	ledger, err := redisledger.New(client)
+	if err != nil {
+		fmt.Println("ledger:", err)
+		return
+	}
 
 	rec, err := ledger.Claim(ctx, dstsafe.ClaimRequest{
 		Job: "billing", Period: "2024-11-03", Owner: "worker-1", Lease: 5 * time.Minute,
@@ -55,10 +59,15 @@ func Example() {
 func ExampleWithFinishedTTL() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
-	_ = redisledger.New(client,
+	ledger, err := redisledger.New(client,
 		redisledger.WithKeyPrefix("reports:"),
 		redisledger.WithFinishedTTL(90*24*time.Hour),
 	)
+	if err != nil {
+		fmt.Println("ledger:", err)
+		return
+	}
+	_ = ledger
 }
 
 // The 2024-11-03 billing run failed (the card processor was down) and
@@ -69,7 +78,11 @@ func ExampleLedger_Release() {
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
-	ledger := redisledger.New(client)
+	ledger, err := redisledger.New(client)
+	if err != nil {
+		fmt.Println("ledger:", err)
+		return
+	}
 
 	rec, err := ledger.Release(ctx, "billing", "2024-11-03", "ops@bastion", "processor back")
 	var claimed *dstsafe.ClaimedError
@@ -90,7 +103,11 @@ func ExampleLedger_SetPause() {
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
-	ledger := redisledger.New(client)
+	ledger, err := redisledger.New(client)
+	if err != nil {
+		fmt.Println("ledger:", err)
+		return
+	}
 
 	p, err := ledger.SetPause(ctx, "billing", dstsafe.Pause{Paused: true, By: "ops@bastion", Reason: "incident 42"})
 	if err != nil {

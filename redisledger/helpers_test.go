@@ -9,7 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
+	"github.com/dstsafe/dstsafe/redisledger"
 )
 
 // The tests use the standard library only: testify would need go.mod to
@@ -25,7 +26,7 @@ const redisAddrEnv = "DSTSAFE_TEST_REDIS_ADDR"
 // under CI=true).
 func testClient(t testing.TB) *redis.Client {
 	t.Helper()
-	addr := dstsafetest.RequireEnv(t, redisAddrEnv)
+	addr := testkit.RequireEnv(t, redisAddrEnv)
 	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 32})
 	t.Cleanup(func() { _ = c.Close() })
 	if err := c.Ping(context.Background()).Err(); err != nil {
@@ -87,4 +88,14 @@ func isErr(t testing.TB, err, target error, what string, args ...any) {
 	if !errors.Is(err, target) {
 		t.Fatalf(what+": got error %v, want %v", append(args, err, target)...)
 	}
+}
+
+// mustNew is redisledger.New for tests, whose options are always valid: it
+// panics on an error, which fails the test.
+func mustNew(client redis.UniversalClient, opts ...redisledger.Option) *redisledger.Ledger {
+	l, err := redisledger.New(client, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return l
 }

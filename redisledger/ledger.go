@@ -31,9 +31,13 @@ type Ledger struct {
 
 var _ dstsafe.ControlLedger = (*Ledger)(nil)
 
-// New returns a Ledger that keeps its records in client's database.
-// A nil client panics.
-func New(client redis.UniversalClient, opts ...Option) *Ledger {
+// New returns a Ledger that keeps its records in client's database. An
+// option it cannot use (a key prefix with '{' or '}', a negative
+// WithFinishedTTL, WithAutoPipeline on a client without AutoPipeline) is
+// a *ConfigError wrapping ErrInvalidConfig and dstsafe.ErrInvalidArgument,
+// as sqlledger.New's are; New does not talk to Redis. A nil client is a
+// programmer's error and panics, as a nil *sql.DB does in sqlledger.New.
+func New(client redis.UniversalClient, opts ...Option) (*Ledger, error) {
 	if client == nil {
 		panic("redisledger: New(nil client)")
 	}
@@ -46,14 +50,46 @@ func New(client redis.UniversalClient, opts ...Option) *Ledger {
 	if c.clock == nil {
 		c.clock = clockwork.NewRealClock()
 	}
+	switch {
+	case strings.ContainsAny(c.prefix, "{}"):
+		return nil, &ConfigError{Option: "WithKeyPrefix", Value: c.prefix, Reason: "must not contain '{' or '}': the Ledger puts each job's keys in a hash tag after the prefix"}
+	case c.finishedTTL < 0:
+		return nil, &ConfigError{Option: "WithFinishedTTL", Value: c.finishedTTL.String(), Reason: "must not be negative (zero keeps records forever)"}
+	}
 	l := &Ledger{client: client, clock: c.clock, prefix: c.prefix, finishedTTL: c.finishedTTL}
 	if c.autoPipeline {
-		if ap, err := client.AutoPipeline(); err == nil {
-			l.client = ap
+		ap, err := client.AutoPipeline()
+		if err != nil {
+			return nil, &ConfigError{Option: "WithAutoPipeline", Value: fmt.Sprintf("%T", client), Reason: err.Error()}
 		}
+		l.client = ap
 	}
-	return l
+	return l, nil
 }
+
+// ErrInvalidConfig: New got an option it cannot use. The error is a
+// *ConfigError.
+var ErrInvalidConfig = errors.New("redisledger: invalid configuration")
+
+// ConfigError reports an option New cannot use. errors.Is(err,
+// ErrInvalidConfig) and errors.Is(err, dstsafe.ErrInvalidArgument) report
+// true for it.
+type ConfigError struct {
+	Option string // "WithKeyPrefix", "WithFinishedTTL", "WithAutoPipeline"
+	Value  string
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("redisledger: invalid configuration: %s %q: %s", e.Option, e.Value, e.Reason)
+}
+
+// Unwrap returns ErrInvalidConfig.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// Is reports dstsafe.ErrInvalidArgument as a match: a bad option is a bad
+// argument, as in every dstsafe constructor.
+func (e *ConfigError) Is(target error) bool { return target == dstsafe.ErrInvalidArgument }
 
 // commander is what the Ledger needs of a client: *redis.Client,
 // *redis.ClusterClient, *redis.Ring and *redis.AutoPipeliner all have it.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
@@ -36,7 +37,7 @@ func TestLedgerConformance(t *testing.T) {
 			dstsafetest.RunLedgerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
 				prefix := testPrefix(t, c)
 				opts := append([]redisledger.Option{redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock)}, opts...)
-				var l dstsafe.Ledger = redisledger.New(c, opts...)
+				var l dstsafe.Ledger = mustNew(c, opts...)
 				if _, ok := l.(dstsafe.ControlLedger); !ok {
 					t.Fatalf("%T is not a dstsafe.ControlLedger: the suite would skip its control subtests", l)
 				}
@@ -46,7 +47,7 @@ func TestLedgerConformance(t *testing.T) {
 				return l
 			}, dstsafetest.WithBrokenLedger("closed client", func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
 				closed := redis.NewClient(&redis.Options{Addr: c.Options().Addr})
-				l := redisledger.New(closed, append([]redisledger.Option{redisledger.WithClock(clock)}, opts...)...)
+				l := mustNew(closed, append([]redisledger.Option{redisledger.WithClock(clock)}, opts...)...)
 				noErr(t, closed.Close(), "Close")
 				return l
 			}), dstsafetest.WithSecondLedger(func(t *testing.T, clock *clockwork.FakeClock, l dstsafe.Ledger) dstsafe.Ledger {
@@ -57,7 +58,7 @@ func TestLedgerConformance(t *testing.T) {
 				mu.Unlock()
 				other := redis.NewClient(&redis.Options{Addr: c.Options().Addr})
 				t.Cleanup(func() { _ = other.Close() })
-				return redisledger.New(other, append([]redisledger.Option{redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock)}, opts...)...)
+				return mustNew(other, append([]redisledger.Option{redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock)}, opts...)...)
 			}))
 			if seconds == 0 && !t.Failed() {
 				t.Error("the suite never opened a second ledger: ControlShared did not run")
@@ -71,7 +72,7 @@ func TestLedgerConformance(t *testing.T) {
 func TestScheduler(t *testing.T) {
 	c := testClient(t)
 	dstsafetest.RunSchedulerTests(t, func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger {
-		return redisledger.New(c, redisledger.WithKeyPrefix(testPrefix(t, c)), redisledger.WithClock(clock))
+		return mustNew(c, redisledger.WithKeyPrefix(testPrefix(t, c)), redisledger.WithClock(clock))
 	})
 }
 
@@ -81,9 +82,9 @@ func newTestLedger(t *testing.T, opts ...redisledger.Option) (*redisledger.Ledge
 	t.Helper()
 	c := testClient(t)
 	prefix := testPrefix(t, c)
-	clock := clockwork.NewFakeClockAt(dstsafetest.SuiteStart)
+	clock := clockwork.NewFakeClockAt(testkit.SuiteStart)
 	opts = append([]redisledger.Option{redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock)}, opts...)
-	return redisledger.New(c, opts...), c, prefix, clock
+	return mustNew(c, opts...), c, prefix, clock
 }
 
 // The record is one JSON string that redis-cli GET shows whole, under a key
@@ -314,7 +315,7 @@ func TestUnreachableServer(t *testing.T) {
 	// A port nothing listens on: 127.0.0.1:1 (tcpmux) is refused at once.
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	t.Cleanup(func() { _ = c.Close() })
-	for name, err := range ledgerErrors(redisledger.New(c)) {
+	for name, err := range ledgerErrors(mustNew(c)) {
 		if err == nil {
 			t.Errorf("%s succeeded without a server", name)
 			continue
@@ -341,10 +342,10 @@ func TestNewNil(t *testing.T) {
 				t.Errorf("New(nil) did not panic")
 			}
 		}()
-		redisledger.New(nil)
+		mustNew(nil)
 	}()
 	c := testClient(t)
-	l := redisledger.New(c, nil, redisledger.WithClock(nil), redisledger.WithKeyPrefix(testPrefix(t, c)))
+	l := mustNew(c, nil, redisledger.WithClock(nil), redisledger.WithKeyPrefix(testPrefix(t, c)))
 	if l == nil {
 		t.Fatal("New with a nil option and WithClock(nil) returned nil")
 	}
@@ -363,7 +364,7 @@ func TestClockOutOfRange(t *testing.T) {
 	c := testClient(t)
 	prefix := testPrefix(t, c)
 	clock := clockwork.NewFakeClockAt(time.Date(9999, 12, 31, 23, 59, 0, 0, time.UTC))
-	l := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
+	l := mustNew(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
 	ctx := context.Background()
 	_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w", Lease: time.Hour})
 	if err == nil || errors.Is(err, dstsafe.ErrAlreadyClaimed) {
@@ -371,4 +372,30 @@ func TestClockOutOfRange(t *testing.T) {
 	}
 	_, err = l.Get(ctx, "billing", "2024-11-03")
 	isErr(t, err, dstsafe.ErrNotFound, "Get after the failed claim")
+}
+
+// New refuses an option it cannot use with a *ConfigError, as
+// sqlledger.New does, before it talks to Redis (the client here points at
+// nothing).
+func TestNewConfigErrors(t *testing.T) {
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer client.Close()
+	for _, tc := range []struct {
+		option string
+		opt    redisledger.Option
+	}{
+		{"WithKeyPrefix", redisledger.WithKeyPrefix("billing:{eu}:")},
+		{"WithKeyPrefix", redisledger.WithKeyPrefix("billing}")},
+		{"WithFinishedTTL", redisledger.WithFinishedTTL(-time.Hour)},
+	} {
+		l, err := redisledger.New(client, tc.opt)
+		var ce *redisledger.ConfigError
+		if l != nil || !errors.As(err, &ce) || ce.Option != tc.option ||
+			!errors.Is(err, redisledger.ErrInvalidConfig) || !errors.Is(err, dstsafe.ErrInvalidArgument) {
+			t.Errorf("%s: New = %v, %v; want a *ConfigError for %s", tc.option, l, err, tc.option)
+		}
+	}
+	if _, err := redisledger.New(client, redisledger.WithKeyPrefix("billing:eu:"), redisledger.WithFinishedTTL(0)); err != nil {
+		t.Errorf("valid options: %v", err)
+	}
 }

@@ -24,9 +24,9 @@ const DefaultKeyPrefix = "dstsafe:"
 
 // WithKeyPrefix makes the Ledger keep its keys under prefix instead of
 // DefaultKeyPrefix, so that several ledgers (or test runs) can share one
-// Redis database. In a Redis Cluster the prefix must not contain '{': the
-// Ledger puts the job name in a hash tag after it, so that a job's keys
-// share a slot. Defaults to "dstsafe:".
+// Redis database. The prefix must not contain '{' or '}' (New refuses
+// it): the Ledger puts the job name in a hash tag after it, so that a
+// job's keys share a Redis Cluster slot. Defaults to "dstsafe:".
 func WithKeyPrefix(prefix string) Option {
 	return func(c *config) { c.prefix = prefix }
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
@@ -33,7 +33,7 @@ func TestClosedClientPermanent(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-			l := redisledger.New(c, opts...)
+			l := mustNew(c, opts...)
 			noErr(t, c.Close(), "Close")
 			for method, err := range ledgerErrors(l) {
 				if !errors.Is(err, dstsafe.ErrPermanent) || !errors.Is(err, redis.ErrClosed) {
@@ -47,9 +47,9 @@ func TestClosedClientPermanent(t *testing.T) {
 // A connection the server (or a proxy) drops is not permanent: the next
 // call may get through. (TestUnreachableServer checks a refused one.)
 func TestDroppedConnectionNotPermanent(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: dstsafetest.DroppingServer(t), MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: testkit.DroppingServer(t), MaxRetries: -1})
 	t.Cleanup(func() { _ = c.Close() })
-	for method, err := range ledgerErrors(redisledger.New(c)) {
+	for method, err := range ledgerErrors(mustNew(c)) {
 		if err == nil {
 			t.Errorf("%s succeeded over a dropped connection", method)
 		} else if errors.Is(err, dstsafe.ErrPermanent) {
@@ -64,7 +64,7 @@ func TestWrongPasswordPermanent(t *testing.T) {
 	addr := testClient(t).Options().Addr
 	c := redis.NewClient(&redis.Options{Addr: addr, Username: "dstsafe-no-such-user", Password: "guess", MaxRetries: -1})
 	t.Cleanup(func() { _ = c.Close() })
-	_, err := redisledger.New(c).Get(context.Background(), "billing", "2024-11-03")
+	_, err := mustNew(c).Get(context.Background(), "billing", "2024-11-03")
 	if !errors.Is(err, dstsafe.ErrPermanent) {
 		t.Fatalf("Get with refused credentials = %v, want ErrPermanent", err)
 	}

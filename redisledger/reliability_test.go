@@ -21,7 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 )
 
@@ -58,7 +58,7 @@ func raceProcesses(t *testing.T, periods, workers, contenders int, hot bool) {
 	for i := range children {
 		children[i] = startChild(t, childConfig{
 			Mode: "race", Addr: addr, Prefix: prefix, Owner: fmt.Sprint("proc", i),
-			Clock: dstsafetest.SuiteStart, Job: "billing", Periods: periods, Workers: workers, Contenders: contenders, Hot: hot,
+			Clock: testkit.SuiteStart, Job: "billing", Periods: periods, Workers: workers, Contenders: contenders, Hot: hot,
 		})
 	}
 	for _, ch := range children {
@@ -93,7 +93,7 @@ func raceProcesses(t *testing.T, periods, workers, contenders int, hot bool) {
 		t.Errorf("%d claims refused with ErrAlreadyClaimed, want %d", refused, want)
 	}
 
-	l := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart)))
+	l := mustNew(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clockwork.NewFakeClockAt(testkit.SuiteStart)))
 	recs, err := l.List(context.Background(), "billing", "", "")
 	noErr(t, err, "List")
 	if len(recs) != periods {
@@ -122,11 +122,11 @@ func TestCrashedHolder(t *testing.T) {
 		name := map[bool]string{true: "killed", false: "zombie"}[killed]
 		t.Run(name, func(t *testing.T) {
 			prefix := testPrefix(t, c)
-			clock := clockwork.NewFakeClockAt(dstsafetest.SuiteStart)
-			l := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
+			clock := clockwork.NewFakeClockAt(testkit.SuiteStart)
+			l := mustNew(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
 			holder := startChild(t, childConfig{
 				Mode: "hold", Addr: os.Getenv(redisAddrEnv), Prefix: prefix, Owner: "holder",
-				Clock: dstsafetest.SuiteStart, Job: "billing", Periods: 2, Lease: lease,
+				Clock: testkit.SuiteStart, Job: "billing", Periods: 2, Lease: lease,
 			})
 			var period string
 			var token int64
@@ -286,13 +286,13 @@ func (s *redisServer) stop() {
 // claimed twice, and after the restart the ledger works again, with every
 // claim made before the outage still there.
 func TestServerRestart(t *testing.T) {
-	dstsafetest.RequireEnv(t, redisAddrEnv)
+	testkit.RequireEnv(t, redisAddrEnv)
 	srv := startRedisServer(t)
 	bin := srv.cmd.Path
 	c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 8})
 	t.Cleanup(func() { _ = c.Close() })
-	clock := clockwork.NewFakeClockAt(dstsafetest.SuiteStart)
-	l := redisledger.New(c, redisledger.WithClock(clock))
+	clock := clockwork.NewFakeClockAt(testkit.SuiteStart)
+	l := mustNew(c, redisledger.WithClock(clock))
 	ctx := context.Background()
 
 	hold, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "held", Owner: "holder"})

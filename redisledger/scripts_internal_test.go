@@ -6,9 +6,8 @@ import (
 	"encoding/hex"
 	"testing"
 
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/dstsafe/dstsafe/dstsafetest"
 )
 
 // go-redis retries a command whose connection broke after it was sent, so
@@ -84,7 +83,7 @@ func TestSetScriptSafeToRetry(t *testing.T) {
 // test uses, deleted when t ends.
 func scriptTarget(t *testing.T) (c *redis.Client, ctx context.Context, key, idx string) {
 	t.Helper()
-	addr := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
+	addr := testkit.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
 	c = redis.NewClient(&redis.Options{Addr: addr})
 	t.Cleanup(func() { _ = c.Close() })
 	ctx = context.Background()

@@ -63,7 +63,7 @@ func TestDetectDialect(t *testing.T) {
 		t.Fatalf("New(pgx db) = %v, %v; want the postgres dialect on %s", l, err, sqlledger.DefaultTable)
 	}
 	// A nil option is no option.
-	if l, err := sqlledger.New(pg, nil, sqlledger.WithClock(nil)); err != nil || l.Dialect() != sqlledger.PostgreSQL {
-		t.Fatalf("New(pg, nil, WithClock(nil)) = %v, %v; want the defaults", l, err)
+	if l, err := sqlledger.New(pg, sqlledger.Option{}, sqlledger.WithClock(nil)); err != nil || l.Dialect() != sqlledger.PostgreSQL {
+		t.Fatalf("New(pg, Option{}, WithClock(nil)) = %v, %v; want the defaults", l, err)
 	}
 }

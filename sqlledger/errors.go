@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/ledgerkit"
 )
 
@@ -22,7 +23,8 @@ var (
 )
 
 // ConfigError reports a bad option or argument to New or sqlite.OpenSQLite.
-// errors.Is(err, ErrInvalidConfig) reports true for it.
+// errors.Is(err, ErrInvalidConfig) and errors.Is(err,
+// dstsafe.ErrInvalidArgument) report true for it.
 type ConfigError struct {
 	Option string // "WithTable", "WithDialect", "path", ...
 	Value  string
@@ -35,6 +37,10 @@ func (e *ConfigError) Error() string {
 
 // Unwrap returns ErrInvalidConfig.
 func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// Is reports dstsafe.ErrInvalidArgument as a match: a bad option is a bad
+// argument, as in every dstsafe constructor.
+func (e *ConfigError) Is(target error) bool { return target == dstsafe.ErrInvalidArgument }
 
 // mapErr wraps a database error from op with context (period "" for an
 // operation on a job). It is the one place where sqlledger decides what

@@ -129,9 +129,7 @@ func New(db *sql.DB, opts ...Option) (*Ledger, error) {
 	}
 	c := config.Config{Table: DefaultTable}
 	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
+		o.apply(&c)
 	}
 	if !c.Opened {
 		if c.Synchronous != nil {

@@ -40,8 +40,26 @@ const DefaultTable = "dstsafe_job_runs"
 // sqlite.WithBusyTimeout), which New refuses: each setting has one place.
 //
 // An option given a nil value (WithClock(nil)) means the option's
-// default, as if it were not given; it never panics.
-type Option func(*config.Config)
+// default, as if it were not given; it never panics. The zero Option sets
+// nothing.
+type Option struct{ set func(*config.Config) }
+
+// option makes an Option of a setter.
+func option(set func(*config.Config)) Option { return Option{set} }
+
+// apply sets what o sets in c.
+func (o Option) apply(c *config.Config) {
+	if o.set != nil {
+		o.set(c)
+	}
+}
+
+// The driver packages below sqlledger (sqlite) and its tests make and read
+// Options through package config, which cannot import sqlledger.
+func init() {
+	config.MakeOption = func(set func(*config.Config)) any { return option(set) }
+	config.ApplyOption = func(o any, c *config.Config) { o.(Option).apply(c) }
+}
 
 // WithTable sets the table name: an SQL identifier of letters, digits and
 // underscores not starting with a digit, at most 55 bytes, optionally
@@ -49,14 +67,14 @@ type Option func(*config.Config)
 // if it is missing). Migrate also creates a table named like it with the
 // suffix "_schema" for the schema version. Defaults to DefaultTable. A bad
 // name makes New fail with a *ConfigError.
-func WithTable(name string) Option { return func(c *config.Config) { c.Table = name } }
+func WithTable(name string) Option { return option(func(c *config.Config) { c.Table = name }) }
 
 // WithDialect sets the SQL dialect instead of detecting it from the driver:
 // needed for drivers the detection does not know. Defaults to DetectDialect.
-func WithDialect(d Dialect) Option { return func(c *config.Config) { c.Dialect = int(d) } }
+func WithDialect(d Dialect) Option { return option(func(c *config.Config) { c.Dialect = int(d) }) }
 
 // WithClock sets the clock leases are measured by and instants taken
 // from. Defaults to clockwork.NewRealClock(), also when clock is nil. Give
 // every process sharing a database a clock that agrees with the others: a
 // lease is compared with the reader's clock.
-func WithClock(clock dstsafe.Clock) Option { return func(c *config.Config) { c.Clock = clock } }
+func WithClock(clock dstsafe.Clock) Option { return option(func(c *config.Config) { c.Clock = clock }) }

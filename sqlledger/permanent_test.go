@@ -11,6 +11,7 @@ import (
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
@@ -35,7 +36,7 @@ func postgresBroken() []dstsafetest.LedgerSuiteOption {
 // A PostgreSQL role the server does not know is refused at connection
 // (SQLSTATE 28000): permanent, like a wrong password (28P01).
 func TestPostgresUnknownRolePermanent(t *testing.T) {
-	u, err := url.Parse(dstsafetest.RequireEnv(t, pgEnv))
+	u, err := url.Parse(testkit.RequireEnv(t, pgEnv))
 	if err != nil {
 		t.Fatalf("%s: %v", pgEnv, err)
 	}
@@ -58,7 +59,7 @@ func TestPostgresUnknownRolePermanent(t *testing.T) {
 // A connection that drops is not permanent: the next call may reach the
 // server.
 func TestDroppedConnectionNotPermanent(t *testing.T) {
-	db, err := sql.Open("pgx", "postgres://dstsafe@"+dstsafetest.DroppingServer(t)+"/dstsafe?sslmode=disable")
+	db, err := sql.Open("pgx", "postgres://dstsafe@"+testkit.DroppingServer(t)+"/dstsafe?sslmode=disable")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
@@ -79,7 +79,7 @@ func TestPostgresQueuedClaimHonoursContext(t *testing.T) {
 // fails with ErrAlreadyClaimed carrying the winner's record, or, if the
 // winner rolled back, the racer wins.
 func TestPostgresRacingClaimWaitsForCommit(t *testing.T) {
-	clock := clockwork.NewFakeClockAt(dstsafetest.SuiteStart)
+	clock := clockwork.NewFakeClockAt(testkit.SuiteStart)
 	l := postgres.New(t, sqlledger.WithClock(clock))
 	db := l.DB()
 	for _, commit := range []bool{true, false} {
@@ -168,7 +168,7 @@ func TestPostgresTablePlacement(t *testing.T) {
 	if _, err := db.ExecContext(ctx, `CREATE SCHEMA `+existing); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { dropSchema(t, dstsafetest.RequireEnv(t, pgEnv), existing) })
+	t.Cleanup(func() { dropSchema(t, testkit.RequireEnv(t, pgEnv), existing) })
 	unqualified := uniqueName()
 	t.Cleanup(func() {
 		db.ExecContext(context.Background(), `DROP TABLE IF EXISTS `+unqualified+`, `+unqualified+`_schema`)
@@ -228,7 +228,7 @@ WHERE table_schema = $1 AND table_name = $2 AND column_name IN ('job_name', 'per
 // every other server-backed test uses: scripts/test runs it alone, after
 // the other modules' tests (go test -skip '^TestPostgresRestart$' there).
 func TestPostgresRestart(t *testing.T) {
-	ctl := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_CTL")
+	ctl := testkit.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_CTL")
 	clock := clockwork.NewFakeClockAt(time.Now())
 	l := postgres.New(t, sqlledger.WithClock(clock))
 	l.DB().SetMaxIdleConns(16)

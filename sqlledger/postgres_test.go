@@ -12,6 +12,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
 	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 	"github.com/dstsafe/dstsafe/sqlledger/internal/ledgertest"
 )
@@ -29,7 +30,7 @@ func init() {
 		Name: "postgres",
 		Fresh: func(tb testing.TB) ledgertest.Target {
 			tb.Helper()
-			dsn := dstsafetest.RequireEnv(tb, pgEnv)
+			dsn := testkit.RequireEnv(tb, pgEnv)
 			schema := uniqueName()
 			tb.Cleanup(func() { dropSchema(tb, dsn, schema) })
 			return ledgertest.Target{DSN: dsn, Table: schema + ".job_runs"}
@@ -77,7 +78,7 @@ func BenchmarkClaim(b *testing.B) {
 // CI=true, without DSTSAFE_TEST_POSTGRES_DSN).
 func pgDB(t testing.TB) *sql.DB {
 	t.Helper()
-	dsn := dstsafetest.RequireEnv(t, pgEnv)
+	dsn := testkit.RequireEnv(t, pgEnv)
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatalf("open %s: %v", pgEnv, err)

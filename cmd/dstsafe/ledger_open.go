@@ -134,7 +134,12 @@ func openRedis(ctx context.Context, f *ledgerFlags, clock dstsafe.Clock) (dstsaf
 	if f.prefix != "" {
 		opts = append(opts, redisledger.WithKeyPrefix(f.prefix))
 	}
-	return redisledger.New(client, opts...), func() { client.Close() }, nil
+	l, err := redisledger.New(client, opts...)
+	if err != nil {
+		client.Close()
+		return nil, nil, err
+	}
+	return l, func() { client.Close() }, nil
 }
 
 // cliClock is the ledger's clock: the CLI's now. Ledgers read the

@@ -16,7 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
@@ -82,7 +82,7 @@ var serverSeq int
 // postgresLedger is a fixture in a new schema on the server
 // DSTSAFE_TEST_POSTGRES_DSN names, dropped when t ends.
 func postgresLedger(t *testing.T) serverLedger {
-	dsn := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
+	dsn := testkit.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
 	serverSeq++
 	schema := fmt.Sprintf("dstsafe_cli_%d_%d", os.Getpid(), serverSeq)
 	table := schema + ".job_runs"
@@ -115,7 +115,7 @@ func postgresLedger(t *testing.T) serverLedger {
 // redisLedger is a fixture under a new key prefix on the server
 // DSTSAFE_TEST_REDIS_ADDR names, deleted when t ends.
 func redisLedger(t *testing.T) serverLedger {
-	addr := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
+	addr := testkit.RequireEnv(t, "DSTSAFE_TEST_REDIS_ADDR")
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	prefix := "dstsafe-cli-test:" + hex.EncodeToString(b[:]) + ":"
@@ -135,7 +135,14 @@ func redisLedger(t *testing.T) serverLedger {
 		c.Close()
 	})
 	clock := clockwork.NewFakeClockAt(time.Date(2024, 10, 31, 6, 0, 0, 0, time.UTC))
-	seedLedger(t, redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock)), clock)
-	check := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clockwork.NewFakeClockAt(ledgerNow)))
+	seed, err := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedLedger(t, seed, clock)
+	check, err := redisledger.New(c, redisledger.WithKeyPrefix(prefix), redisledger.WithClock(clockwork.NewFakeClockAt(ledgerNow)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return serverLedger{flags: []string{"--redis", addr, "--prefix", prefix}, ledger: check}
 }

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dstsafe/dstsafe/dstsafetest"
 	"github.com/dstsafe/dstsafe/examples/billing/internal/billing"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +24,7 @@ func TestAnniversaryReplay(t *testing.T) {
 			return db
 		},
 		"postgres": func(t *testing.T) *billing.DB {
-			dsn := dstsafetest.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
+			dsn := testkit.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
 			require.NoError(t, billing.DropSchema(context.Background(), dsn, "billing_anniversary_test"))
 			db, err := billing.OpenPostgres(context.Background(), dsn, "billing_anniversary_test", "synchronous_commit", "off")
 			require.NoError(t, err)

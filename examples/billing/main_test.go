@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
 	"github.com/dstsafe/dstsafe/examples/billing/internal/billing"
 	"github.com/dstsafe/dstsafe/examples/billing/internal/billingtest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -128,7 +128,7 @@ func TestDemoGolden(t *testing.T) {
 // TestDemoPostgres replays into PostgreSQL and reads the schemas back. The
 // night has 1,291 subscriptions with DSTSAFE_LONG=1, 150 by default.
 func TestDemoPostgres(t *testing.T) {
-	dsn := dstsafetest.RequireEnv(t, billingtest.PostgresEnv)
+	dsn := testkit.RequireEnv(t, billingtest.PostgresEnv)
 	cfg := demoConfig(t)
 	if os.Getenv("DSTSAFE_LONG") == "" {
 		cfg.Subscriptions = 150

@@ -86,7 +86,7 @@ func TestOpenSQLitePragmas(t *testing.T) {
 	}{
 		{"defaults: durable", nil, 2, int(sqlite.DefaultBusyTimeout.Milliseconds())},
 		// A nil option is no option.
-		{"nil option", []sqlledger.Option{nil}, 2, int(sqlite.DefaultBusyTimeout.Milliseconds())},
+		{"nil option", []sqlledger.Option{{}}, 2, int(sqlite.DefaultBusyTimeout.Milliseconds())},
 		{"normal", []sqlledger.Option{sqlite.WithSynchronous(sqlite.SyncNormal), sqlite.WithBusyTimeout(2500 * time.Millisecond)}, 1, 2500},
 	}
 	for _, tt := range tests {

@@ -30,7 +30,7 @@ const DefaultBusyTimeout = 10 * time.Second
 // SyncFull. An unknown level makes OpenSQLite fail with a
 // *sqlledger.ConfigError; sqlledger.New refuses the option.
 func WithSynchronous(s Synchronous) sqlledger.Option {
-	return func(c *config.Config) { v := int(s); c.Synchronous = &v }
+	return option(func(c *config.Config) { v := int(s); c.Synchronous = &v })
 }
 
 // WithBusyTimeout sets PRAGMA busy_timeout for OpenSQLite: how long a
@@ -39,5 +39,10 @@ func WithSynchronous(s Synchronous) sqlledger.Option {
 // Defaults to DefaultBusyTimeout. A negative d makes OpenSQLite fail with
 // a *sqlledger.ConfigError; sqlledger.New refuses the option.
 func WithBusyTimeout(d time.Duration) sqlledger.Option {
-	return func(c *config.Config) { c.BusyTimeout = &d }
+	return option(func(c *config.Config) { c.BusyTimeout = &d })
+}
+
+// option makes a sqlledger.Option of a setter (see config.MakeOption).
+func option(set func(*config.Config)) sqlledger.Option {
+	return config.MakeOption(set).(sqlledger.Option)
 }

@@ -43,9 +43,7 @@ import (
 func OpenSQLite(path string, opts ...sqlledger.Option) (*sqlledger.Ledger, error) {
 	var c config.Config
 	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
+		config.ApplyOption(o, &c)
 	}
 	switch {
 	case path == "":
@@ -83,9 +81,9 @@ func OpenSQLite(path string, opts ...sqlledger.Option) (*sqlledger.Ledger, error
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	l, err := sqlledger.New(db, append(opts, func(c *config.Config) {
+	l, err := sqlledger.New(db, append(opts, option(func(c *config.Config) {
 		c.Dialect, c.Opened, c.CloseDB = int(sqlledger.SQLite), true, true
-	})...)
+	}))...)
 	if err == nil {
 		if err = useWAL(context.Background(), db); err != nil {
 			err = fmt.Errorf("sqlite: open %s: %w", path, err)

@@ -33,3 +33,12 @@ type Config struct {
 	// (ledgertest makes databases of older versions with it).
 	MigrateTo int
 }
+
+// MakeOption and ApplyOption are set by package sqlledger's init: they make
+// a sqlledger.Option (as an any) of a setter, and apply one to a Config.
+// sqlledger.Option keeps its setter unexported, so that Config stays out of
+// sqlledger's API; the packages below it reach the setter through these.
+var (
+	MakeOption  func(set func(*Config)) any
+	ApplyOption func(o any, c *Config)
+)

@@ -12,7 +12,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 	"github.com/dstsafe/dstsafe/sqlledger/internal/config"
 )
@@ -22,7 +22,7 @@ import (
 // periods, new periods claimed twice, and claims whose caller gave up.
 func testGroupedClaims(t *testing.T, b Backend) {
 	ctx := context.Background()
-	l := b.New(t, sqlledger.WithClock(clockwork.NewFakeClockAt(dstsafetest.SuiteStart)))
+	l := b.New(t, sqlledger.WithClock(clockwork.NewFakeClockAt(testkit.SuiteStart)))
 	const n = 12
 	retry := dstsafe.RetryPolicy{MaxAttempts: 2, Failed: true}
 	for i := range n {
@@ -111,9 +111,9 @@ func testGroupedClaims(t *testing.T, b Backend) {
 // period is being committed wait for it; late ones ask the database).
 func testGroupCommit(t *testing.T, b Backend) {
 	var commits, answered atomic.Int64
-	count := sqlledger.Option(func(c *config.Config) {
+	count := config.MakeOption(func(c *config.Config) {
 		c.OnCommit = func(n int) { commits.Add(1); answered.Add(int64(n)) }
-	})
+	}).(sqlledger.Option)
 	l := b.New(t, count)
 	ctx := context.Background()
 	together := func(n int, claim func(g int) error) {

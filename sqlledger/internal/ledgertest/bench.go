@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dstsafe/dstsafe"
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
@@ -17,8 +17,8 @@ import (
 //	<name>/contended/workers=N              every period claimed by all N workers, one shared Ledger
 //	<name>/contended-ledger-each/workers=8  the same, one Ledger per worker on one table
 //
-// Each reports claims/s (dstsafetest.BenchmarkClaims,
-// dstsafetest.BenchmarkContendedClaims).
+// Each reports claims/s (testkit.BenchmarkClaims,
+// testkit.BenchmarkContendedClaims).
 func BenchmarkClaim(b *testing.B, name string, be Backend, opts ...sqlledger.Option) {
 	open := func(b *testing.B, tg Target) *sqlledger.Ledger {
 		l := be.open(b, tg, opts...)
@@ -30,12 +30,12 @@ func BenchmarkClaim(b *testing.B, name string, be Backend, opts ...sqlledger.Opt
 	}
 	for _, workers := range []int{1, 8} {
 		b.Run(fmt.Sprintf("%s/distinct/workers=%d", name, workers), func(b *testing.B) {
-			dstsafetest.BenchmarkClaims(b, open(b, be.Fresh(b)), workers)
+			testkit.BenchmarkClaims(b, open(b, be.Fresh(b)), workers)
 		})
 	}
 	for _, workers := range []int{1, 8} {
 		b.Run(fmt.Sprintf("%s/contended/workers=%d", name, workers), func(b *testing.B) {
-			dstsafetest.BenchmarkContendedClaims(b, workers, open(b, be.Fresh(b)))
+			testkit.BenchmarkContendedClaims(b, workers, open(b, be.Fresh(b)))
 		})
 	}
 	b.Run(fmt.Sprintf("%s/contended-ledger-each/workers=8", name), func(b *testing.B) {
@@ -44,6 +44,6 @@ func BenchmarkClaim(b *testing.B, name string, be Backend, opts ...sqlledger.Opt
 		for i := range ls {
 			ls[i] = open(b, tg)
 		}
-		dstsafetest.BenchmarkContendedClaims(b, len(ls), ls...)
+		testkit.BenchmarkContendedClaims(b, len(ls), ls...)
 	})
 }

@@ -52,11 +52,15 @@ type Backend struct {
 
 // OwnDB is the option Backend.Open of PostgreSQL gives New for a *sql.DB
 // it opened: the Ledger's Close closes it.
-func OwnDB() sqlledger.Option { return func(c *config.Config) { c.CloseDB = true } }
+func OwnDB() sqlledger.Option {
+	return config.MakeOption(func(c *config.Config) { c.CloseDB = true }).(sqlledger.Option)
+}
 
 // AtVersion is an option for a ledger whose Migrate stops at schema
 // version v: a database as an older release of the package left it.
-func AtVersion(v int) sqlledger.Option { return func(c *config.Config) { c.MigrateTo = v } }
+func AtVersion(v int) sqlledger.Option {
+	return config.MakeOption(func(c *config.Config) { c.MigrateTo = v }).(sqlledger.Option)
+}
 
 // Unmigrated returns a ledger on a fresh target, closed when tb ends.
 func (b Backend) Unmigrated(tb testing.TB, opts ...sqlledger.Option) (*sqlledger.Ledger, Target) {

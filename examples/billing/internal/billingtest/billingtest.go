@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/dstsafe/dstsafe/dstsafetest"
 	"github.com/dstsafe/dstsafe/examples/billing/internal/billing"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -66,7 +66,7 @@ type Location struct {
 func ForEach(t *testing.T, fn func(t *testing.T, b Backend)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite()) })
 	t.Run("postgres", func(t *testing.T) {
-		dsn := dstsafetest.RequireEnv(t, PostgresEnv)
+		dsn := testkit.RequireEnv(t, PostgresEnv)
 		fn(t, Postgres(dsn))
 	})
 }

@@ -1,4 +1,4 @@
-package dstsafetest_test
+package testkit_test
 
 import (
 	"io"
@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/internal/testkit"
 )
 
 // A client that connects gets its connection closed before any byte.
 func TestDroppingServer(t *testing.T) {
-	addr := dstsafetest.DroppingServer(t)
+	addr := testkit.DroppingServer(t)
 	for range 3 { // every connection, not only the first
 		c, err := net.Dial("tcp", addr)
 		if err != nil {

@@ -1,4 +1,4 @@
-package dstsafetest
+package testkit
 
 import (
 	"net"
