@@ -3,6 +3,7 @@ package sqlledger_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/url"
 	"testing"
 
@@ -44,4 +45,34 @@ func TestSchedulerPostgresOutage(t *testing.T) {
 		}
 		return l
 	})
+}
+
+// A typed nil *sqlledger.Ledger passed Add and panicked on a scheduler
+// goroutine inside List; it is an error from Add and Run naming the
+// option. A real one is named in Describe.
+func TestSchedulerLedgerOption(t *testing.T) {
+	var nilLedger *sqlledger.Ledger
+	s := dstsafe.NewScheduler(dstsafe.WithLedger(nilLedger))
+	nop := func(context.Context, dstsafe.Run) error { return nil }
+	sched, err := dstsafe.ParseCron("0 * * * *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ae *dstsafe.ArgError
+	if err := s.Add("hourly", sched, nop); !errors.Is(err, dstsafe.ErrInvalidArgument) || !errors.As(err, &ae) || ae.Func != "WithLedger" {
+		t.Fatalf("Add with a nil *sqlledger.Ledger = %v, want an *ArgError for WithLedger", err)
+	}
+	if err := s.Run(context.Background()); !errors.As(err, &ae) || ae.Func != "WithLedger" {
+		t.Fatalf("Run with a nil *sqlledger.Ledger = %v, want an *ArgError for WithLedger", err)
+	}
+
+	l := postgres.New(t)
+	s = dstsafe.NewScheduler(dstsafe.WithLedger(l))
+	if err := s.Add("hourly", sched, nop); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Describe(context.Background(), "hourly", 0)
+	if err != nil || d.Ledger != "*sqlledger.Ledger" {
+		t.Fatalf("Describe: Ledger %q, %v; want *sqlledger.Ledger", d.Ledger, err)
+	}
 }
