@@ -152,6 +152,15 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		next, hasNext = spec.nextAfter(cursor)
 	}
 
+	var late map[string]*watch // past their deadline already
+	if len(due) > 0 {
+		// Watched from now on, before any ledger call: a period due while
+		// the ledger is down is at risk at its deadline, not silent.
+		s.mu.Lock()
+		late = s.watchDue(j.name, due, now)
+		s.mu.Unlock()
+	}
+
 	// The ledger's say: whether the job has used its runs, or is paused.
 	var paused []task
 	done := false
@@ -236,6 +245,9 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		}
 		for _, t := range run {
 			s.emitTask(event.Due, j.name, t, 0, "", nil)
+			if late[t.o.Period] != nil {
+				s.emitTask(event.AtRisk, j.name, t, 0, riskNotClaimed, nil)
+			}
 		}
 	}
 	if dropped > 0 {
@@ -400,6 +412,7 @@ func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
 		var ce *ClaimedError
 		if errors.As(err, &ce) {
 			s.emitTask(event.ClaimedElsewhere, j.name, t, ce.Existing.Attempt, "", nil)
+			s.periodClaimed(j.name, t, false, &ce.Existing)
 			return // already has its record
 		}
 		s.ledgerFailed(j.name, err)
@@ -421,6 +434,11 @@ func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
 	}
 	s.log.Warn("run skipped", "job", j.name, "period", t.o.Period, "due", t.o.At, "reason", reason)
 	s.emitTask(event.Skipped, j.name, t, rec.Attempt, reason, nil)
+	missed := reason
+	if reason == reasonEdit || reason == reasonMaxRuns {
+		missed = "" // on purpose: not a period the job was to run
+	}
+	s.periodEnded(j.name, t, missed)
 }
 
 // fingerprintNow is the fingerprint of j's schedule in force now, which

@@ -43,6 +43,11 @@ type Description struct {
 	// answers.
 	LedgerDownSince time.Time
 	LedgerErr       error
+	// AtRisk lists the job's periods (keys) that this running Scheduler
+	// found due and that passed their deadline without succeeding, and
+	// have not ended since (see event.AtRisk); empty when Run is not
+	// running.
+	AtRisk []string
 }
 
 // Upcoming is one coming occurrence of a job.
@@ -81,6 +86,7 @@ func (s *Scheduler) Describe(ctx context.Context, job string, n int) (Descriptio
 	d := Description{Job: job, Schedule: spec.sched, Overlap: cfg.overlap, CatchUp: cfg.catchUp, Jitter: cfg.jitter,
 		Start: cfg.startOf(), End: cfg.endOf(), MaxRuns: cfg.maxRuns, Ledger: s.ledgerKind()}
 	d.LedgerDownSince, d.LedgerErr = s.ledgerDown()
+	d.AtRisk = s.atRiskOf(job)
 	fail := func(err error) (Description, error) {
 		// What needs no ledger, and the outage, for a status page that
 		// shows the ledger is down.

@@ -102,6 +102,9 @@ type Scheduler struct {
 	// return it, so a nil ledger never runs on a silent default.
 	cfgErr error
 	health health // Run's phase and the ledger's reachability (Healthy)
+	// watches are the periods found due and not ended, by deadline
+	// (event.AtRisk). Guarded by mu.
+	watches watches
 }
 
 // runState is one call of Run (or Simulate).
@@ -302,6 +305,11 @@ func (s *Scheduler) Remove(name string) error {
 	}
 	delete(s.jobs, name)
 	j.removed = true
+	for k := range s.watches.byKey {
+		if k.job == name {
+			s.unwatchLocked(k.job, k.period)
+		}
+	}
 	if j.qi >= 0 {
 		s.queue.remove(j)
 	}
@@ -445,6 +453,7 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	err := s.drain(rs, cancelJobs)
 	s.mu.Lock()
 	s.run, s.sleeping = nil, false
+	s.unwatchAll()
 	s.mu.Unlock()
 	if rs.failed != nil {
 		return rs.failed
@@ -463,6 +472,15 @@ func (s *Scheduler) loop(rs *runState) {
 			j := s.queue.pop()
 			j.planning = true
 			s.spawn(rs, func() { s.plan(rs, j, true) })
+		}
+		// Deadlines are looked at whenever the loop wakes (a due job, a
+		// poke, and at least every WithWakeInterval), never woken for:
+		// a wake of their own would move every test that waits for the
+		// next due instant, and the wake interval bounds the delay.
+		if expired := s.expiredLocked(now); len(expired) > 0 {
+			s.mu.Unlock()
+			s.atRisk(rs, expired)
+			continue // the clock moved while observers ran: look again
 		}
 		var wakeAt time.Time
 		if s.queue.Len() > 0 {

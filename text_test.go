@@ -77,7 +77,8 @@ var enumCases = map[string]enumCase{
 		"succeeded": event.Succeeded, "failed": event.Failed, "skipped": event.Skipped,
 		"lease-lost": event.LeaseLost, "late": event.Late, "paused": event.Paused,
 		"resumed": event.Resumed, "ledger-error": event.LedgerError,
-	}, event.Type(13), "invalid"),
+		"at-risk": event.AtRisk, "missed": event.Missed,
+	}, event.Type(15), "invalid"),
 }
 
 func TestEnumTextRoundTrip(t *testing.T) {
