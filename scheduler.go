@@ -133,7 +133,10 @@ func (rs *runState) stopped() bool {
 
 // NewScheduler returns a Scheduler configured by opts. Without options it
 // runs on the real clock with a MemoryLedger, logs to slog.Default() and
-// names itself "hostname:pid" in the ledger.
+// names itself "hostname:pid" in the ledger. An option it refuses (a nil
+// or typed-nil ledger, a typed-nil clock or observer: see each option) is
+// kept and returned, as an *ArgError naming it, by Add, Update, Run and
+// Healthy: NewScheduler itself returns no error.
 func NewScheduler(opts ...SchedulerOption) *Scheduler {
 	cfg := schedulerConfig{drainTimeout: defaultDrainTimeout, wakeInterval: defaultWakeInterval}
 	for _, o := range opts {
@@ -185,7 +188,11 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 // cannot key (empty, longer than ledgerkit.MaxKeyLen bytes, not UTF-8, with NUL),
 // ErrInvalidArgument for a name already added, ErrInvalidArgument, ErrInvalidArgument,
 // ErrInvalidArgument for a location option given nil, or ErrInvalidArgument for
-// a policy value out of range. Nothing is registered then. Fold and gap
+// a policy value out of range, an option that could not apply to the
+// schedule or the other options (WithScheduleLocation on an
+// OccurrenceSchedule, a WithRetry that never retries, a heartbeat not
+// shorter than the lease: *ArgError), or the SchedulerOption NewScheduler
+// refused (WithLedger(nil), a typed nil). Nothing is registered then. Fold and gap
 // policies and the period key belong to the schedule (WithFold, WithGap,
 // WithPeriodKey in ParseCron).
 //
@@ -379,6 +386,15 @@ const primers = 16
 // wrapping the ledger's error. Transient errors (a database restarting)
 // are retried with backoff on the clock. Run returns ErrInvalidArgument if the
 // scheduler is already running.
+//
+// Run first reaches the ledger: one that does not answer within the
+// startup timeout (WithStartupTimeout, 30 s on the clock) makes Run return
+// an error wrapping ErrLedgerUnreachable and the ledger's error, and a
+// permanent error returns at once; nothing runs then. After that, every
+// failed ledger call is an event.LedgerError and Healthy reports an
+// outage that lasts the startup timeout. Without WithLedger, Run logs once
+// at WARN that the MemoryLedger forgets every period at a restart. A
+// SchedulerOption NewScheduler refused is Run's error, as it is Add's.
 //
 // On start each job resumes after its latest record in the ledger, so a
 // restarted process neither repeats the period its predecessor ran nor
