@@ -358,3 +358,22 @@ func TestBackfillWalkIsBounded(t *testing.T) {
 		require.Equal(t, 1, c.calls)
 	})
 }
+
+// A paused job's periods are recorded as skipped and reported missed: a
+// period no run will cover is never silent.
+func TestPausedPeriodsAreMissed(t *testing.T) {
+	ev := &eventLog{}
+	s, _, _ := newSim(t, time.Date(2024, 6, 1, 0, 30, 0, 0, time.UTC), dstsafe.WithObserver(ev))
+	require.NoError(t, s.Add("sync", mustCron(t, "0 * * * *"), nop))
+	require.NoError(t, s.Pause(context.Background(), "sync", "release freeze"))
+	_, err := dstsafe.Simulate(context.Background(), s, 2*time.Hour) // 01:00 and 02:00
+	require.NoError(t, err)
+	for _, p := range []string{"2024-06-01T01:00:00", "2024-06-01T02:00:00"} {
+		require.Equal(t, []event.Type{event.Due, event.Skipped, event.Missed}, ev.types("sync", p), p)
+	}
+	for _, e := range ev.all() {
+		if e.Type == event.Missed {
+			require.Equal(t, "paused", e.Reason)
+		}
+	}
+}
