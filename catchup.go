@@ -157,7 +157,9 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		// Watched from now on, before any ledger call: a period due while
 		// the ledger is down is at risk at its deadline, not silent.
 		s.mu.Lock()
-		late = s.watchDue(j.name, due, now)
+		if !j.removed {
+			late = s.watchDue(j.name, due, now)
+		}
 		s.mu.Unlock()
 	}
 
@@ -184,6 +186,11 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 			return
 		}
 		if done {
+			s.mu.Lock()
+			for _, t := range due {
+				s.unwatchLocked(j.name, t.o.Period) // the job is done: not missed
+			}
+			s.mu.Unlock()
 			due, hasNext = nil, false
 			s.log.Info("run limit reached: job done", "job", j.name, "max_runs", spec.cfg.maxRuns)
 		}
