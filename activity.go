@@ -2,6 +2,7 @@ package dstsafe
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,20 +18,78 @@ type simulation struct {
 	// fakeTime: the clock is Simulate's fake one, which does not drift, so
 	// the loop need not wake every WithWakeInterval.
 	fakeTime bool
+
+	// shared, when set, replaces act: the activity of a cluster of
+	// schedulers driven on one time line (see clusterSim), and toTrue maps
+	// this scheduler's clock readings onto that line.
+	shared *activity
+	toTrue func(time.Time) time.Time
+	// held: a busy count taken for this scheduler before its Run started
+	// (clusterSim.Start); Run's own begin takes it over.
+	held atomic.Bool
+	// With shared set, what this scheduler adds to it, so that a member
+	// whose Run ended (a crash) can take back what its goroutines left:
+	// the count of a poke its loop never read, a sleeper Run stopped
+	// waiting for. Under own.mu, taken before the activity's mu.
+	own struct {
+		mu       sync.Mutex
+		busy     int
+		parked   map[uint64]bool
+		detached bool
+	}
+}
+
+// detach takes this scheduler's counts out of the shared activity, for
+// good: later calls from its goroutines are no-ops.
+func (sim *simulation) detach() {
+	sim.own.mu.Lock()
+	defer sim.own.mu.Unlock()
+	if sim.own.detached {
+		return
+	}
+	sim.own.detached = true
+	a := sim.shared
+	a.mu.Lock()
+	a.busy -= sim.own.busy
+	for id := range sim.own.parked {
+		delete(a.parked, id)
+	}
+	a.notify()
+	a.kickLocked()
 }
 
 // begin counts one more goroutine as busy: call it before starting (or
 // waking) one, so that the clock cannot move in between.
 func (sim *simulation) begin() {
-	if sim != nil {
+	if sim == nil || sim.held.CompareAndSwap(true, false) {
+		return
+	}
+	if sim.shared == nil {
 		sim.act.begin()
+		return
+	}
+	sim.own.mu.Lock()
+	defer sim.own.mu.Unlock()
+	if !sim.own.detached {
+		sim.own.busy++
+		sim.shared.begin()
 	}
 }
 
 // end counts a busy goroutine less, when it ends.
 func (sim *simulation) end() {
-	if sim != nil {
+	if sim == nil {
+		return
+	}
+	if sim.shared == nil {
 		sim.act.end()
+		return
+	}
+	sim.own.mu.Lock()
+	defer sim.own.mu.Unlock()
+	if !sim.own.detached {
+		sim.own.busy--
+		sim.shared.end()
 	}
 }
 
@@ -41,13 +100,41 @@ func (sim *simulation) park(wake time.Time) uint64 {
 	if sim == nil {
 		return 0
 	}
-	return sim.act.park(wake)
+	if sim.shared == nil {
+		return sim.act.park(wake)
+	}
+	if sim.toTrue != nil && !wake.IsZero() {
+		wake = sim.toTrue(wake)
+	}
+	sim.own.mu.Lock()
+	defer sim.own.mu.Unlock()
+	if sim.own.detached {
+		return 0
+	}
+	sim.own.busy--
+	id := sim.shared.park(wake)
+	if sim.own.parked == nil {
+		sim.own.parked = make(map[uint64]bool)
+	}
+	sim.own.parked[id] = true
+	return id
 }
 
 // unpark marks the goroutine parked under id busy again.
 func (sim *simulation) unpark(id uint64) {
-	if sim != nil {
+	if sim == nil {
+		return
+	}
+	if sim.shared == nil {
 		sim.act.unpark(id)
+		return
+	}
+	sim.own.mu.Lock()
+	defer sim.own.mu.Unlock()
+	if !sim.own.detached && sim.own.parked[id] {
+		delete(sim.own.parked, id)
+		sim.own.busy++
+		sim.shared.unpark(id)
 	}
 }
 

@@ -13,7 +13,9 @@ type ArgError struct {
 	Err       error
 }
 
-func (e *ArgError) Error() string { return "dstsafe: " + e.Func + ": " + e.Arg + ": " + e.Err.Error() }
+func (e *ArgError) Error() string {
+	return onePrefix(prefix + e.Func + ": " + e.Arg + ": " + e.Err.Error())
+}
 
 // Unwrap returns the sentinel.
 func (e *ArgError) Unwrap() error { return e.Err }

@@ -413,14 +413,18 @@ func (s *Scheduler) latestRecords(ctx context.Context, job string, now time.Time
 // skip records t as deliberately not run, so the period has its one
 // record. The claim carries the fingerprint of the schedule in force.
 func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
-	rec, err := s.ledger.Claim(rs.ctx, ClaimRequest{Job: j.name, Period: t.o.Period, Owner: s.owner,
-		Lease: t.spec.cfg.lease, Schedule: s.fingerprintNow(j)})
+	rec, err := s.ledger.Claim(rs.ctx, s.stamp(ClaimRequest{Job: j.name, Period: t.o.Period, Owner: s.owner,
+		Lease: t.spec.cfg.lease, Schedule: s.fingerprintNow(j)}))
+	s.noteClaim(j.name, t, err)
 	if err != nil {
 		var ce *ClaimedError
 		if errors.As(err, &ce) {
 			s.emitTask(event.ClaimedElsewhere, j.name, t, ce.Existing.Attempt, "", nil)
 			s.periodClaimed(j.name, t, false, &ce.Existing)
 			return // already has its record
+		}
+		if errors.Is(err, ErrClockSkew) {
+			return // reported by noteClaim, logged once per episode
 		}
 		s.ledgerFailed(j.name, err)
 		if isPermanent(err) {

@@ -2,9 +2,11 @@ package dstsafe
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // ParseError reports a spec ParseCron rejects, or a rule ParseRRule
@@ -26,7 +28,7 @@ func (e *ParseError) Error() string {
 	if what == "" {
 		what = "cron spec"
 	}
-	return fmt.Sprintf("dstsafe: parse %s %q: %s: %s", what, e.Spec, e.Field, e.Reason)
+	return onePrefix(fmt.Sprintf("dstsafe: parse %s %q: %s: %s", what, e.Spec, e.Field, e.Reason))
 }
 
 // Unwrap returns the underlying error, if any.
@@ -54,7 +56,13 @@ func (e *ParseError) Unwrap() error { return e.Err }
 //   - a "CRON_TZ=Zone " or "TZ=Zone " prefix naming an IANA zone. Without
 //     one the spec is read in UTC (or the zone of [WithLocation]), never in
 //     the machine's local zone. "Local" and fixed offsets such as "UTC+5"
-//     are rejected: name an IANA zone ("Etc/GMT-5" if you mean it).
+//     are rejected: name an IANA zone ("Etc/GMT-5" if you mean it). The
+//     prefix is upper case, the zone name follows "=" directly
+//     ("CRON_TZ= America/Chicago" is an empty zone name, rejected), and
+//     the prefix is separated from the fields as the fields are from each
+//     other: by any run of white space (spaces, tabs, line breaks; what
+//     [unicode.IsSpace] reports). White space around the whole spec is
+//     ignored.
 //
 // A spec whose seconds, minute and hour fields are all fixed (none starts
 // with * or ?), like "30 1 * * *", is fixed-time: in a fold it fires once,
@@ -92,7 +100,7 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 	rest := strings.TrimSpace(spec)
 	if strings.HasPrefix(rest, "CRON_TZ=") || strings.HasPrefix(rest, "TZ=") {
 		eq := strings.IndexByte(rest, '=')
-		end := strings.IndexAny(rest, " \t\n\r")
+		end := strings.IndexFunc(rest, unicode.IsSpace) // as strings.Fields splits the fields
 		if end < 0 {
 			return nil, perr("spec", "nothing after the zone prefix", nil)
 		}
@@ -143,7 +151,13 @@ func ParseCron(spec string, opts ...CronOption) (*Cron, error) {
 	if cfg.seconds {
 		want = 6
 	}
-	if len(fields) != want {
+	switch {
+	case len(fields) == 6 && !cfg.seconds:
+		// Quartz and robfig's cron.WithSeconds specs lead with seconds.
+		return nil, perr("spec", "6 fields: use WithSeconds() or drop the seconds field", nil)
+	case len(fields) == 5 && cfg.seconds:
+		return nil, perr("spec", "5 fields with WithSeconds(): add a seconds field first (\"0 30 1 * * *\") or drop WithSeconds()", nil)
+	case len(fields) != want:
 		return nil, perr("spec", fmt.Sprintf("want %d fields, got %d", want, len(fields)), nil)
 	}
 	if !cfg.seconds {
@@ -215,15 +229,22 @@ func loadZone(name string) (*time.Location, error) {
 	case name == "Local" || strings.EqualFold(name, "local"):
 		return nil, fmt.Errorf("%q is the machine's zone; name an IANA zone such as America/Chicago", name)
 	}
+	if advice := abbrevAdvice(name); advice != "" {
+		return nil, fmt.Errorf("%q is not a place: %s", name, advice)
+	}
 	loc, err := loadZoneOnce(name)
 	switch {
+	case err == nil && !slices.Contains(tzNames, name) && len(suggestZones(name)) == 1 && strings.EqualFold(suggestZones(name)[0], name):
+		// "europe/london" loads on a case-insensitive file system (macOS)
+		// and nowhere else: refuse it everywhere, naming the right case.
+		return nil, unknownZone(name, nil)
 	case err == nil:
 		// A real tz database name, links such as GMT+0 included.
 		return loc, nil
 	case isFixedOffsetName(name):
 		return nil, fmt.Errorf("%q is a fixed offset, not a zone; name an IANA zone such as America/Chicago (or Etc/GMT-5 for a fixed UTC+5)", name)
 	}
-	return nil, fmt.Errorf("unknown zone %q: %v", name, err)
+	return nil, unknownZone(name, err)
 }
 
 // isFixedOffsetName reports names like "UTC+5", "GMT-03:00", "+05:30" or "0".

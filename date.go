@@ -42,7 +42,7 @@ func ParseDate(s string) (Date, error) {
 	// time.Parse checks the day against the month for this layout.
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
-		return Date{}, fmt.Errorf("dstsafe: parse date %q: want YYYY-MM-DD, a real calendar date: %w", s, errInvalidWall)
+		return Date{}, errorf("dstsafe: parse date %q: want YYYY-MM-DD, a real calendar date: %w", s, errInvalidWall)
 	}
 	return DateOf(t, time.UTC), nil
 }

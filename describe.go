@@ -32,6 +32,17 @@ type Description struct {
 	// Runs counts the runs WithMaxRuns has counted so far (succeeded run
 	// slots); 0 without a limit.
 	Runs int
+	// ClockSkew is the Scheduler's latest claim refusal for clock skew
+	// (an error wrapping ErrClockSkew, whose message gives both clocks and
+	// the offset; see WithMaxClockOffset), of any of its jobs, while it
+	// lasts: nil once a claim is accepted again, and before any refusal.
+	// While it is set, this replica runs nothing.
+	ClockSkew error
+	// ZoneData is set when Last was claimed under this schedule with
+	// other zone data (a replica deployed with another tz database): an
+	// error wrapping ErrZoneData that names both zone data ids and when
+	// Last was claimed. Nil otherwise. See event.ZoneData.
+	ZoneData error
 	// Ledger names the Scheduler's ledger: "memory (not durable)" for the
 	// default MemoryLedger (no WithLedger), else its type
 	// ("*sqlledger.Ledger"; a MemoryLedger given explicitly is marked
@@ -84,7 +95,8 @@ func (s *Scheduler) Describe(ctx context.Context, job string, n int) (Descriptio
 	}
 	cfg := &spec.cfg
 	d := Description{Job: job, Schedule: spec.sched, Overlap: cfg.overlap, CatchUp: cfg.catchUp, Jitter: cfg.jitter,
-		Start: cfg.startOf(), End: cfg.endOf(), MaxRuns: cfg.maxRuns, Ledger: s.ledgerKind()}
+		Start: cfg.startOf(), End: cfg.endOf(), MaxRuns: cfg.maxRuns, ClockSkew: s.skew.current(),
+		Ledger: s.ledgerKind()}
 	d.LedgerDownSince, d.LedgerErr = s.ledgerDown()
 	d.AtRisk = s.atRiskOf(job)
 	fail := func(err error) (Description, error) {
@@ -116,6 +128,7 @@ func (s *Scheduler) Describe(ctx context.Context, job string, n int) (Descriptio
 	if len(recs) > 0 {
 		last := recs[len(recs)-1]
 		d.Last = &last
+		d.ZoneData = zoneDataDiffers(job, last, spec.fp(), time.Time{})
 	}
 	if s.control != nil {
 		if d.Pause, err = s.control.GetPause(ctx, job); err != nil {

@@ -37,6 +37,6 @@ func ExampleParseDate() {
 	fmt.Println(string(b))
 	// Output:
 	// 2024-11-03 <nil> 2024-11-04 true
-	// dstsafe: parse date "2024-02-30": want YYYY-MM-DD, a real calendar date: dstsafe: invalid wall time
+	// dstsafe: parse date "2024-02-30": want YYYY-MM-DD, a real calendar date: invalid wall time
 	// {"RunDate":"2024-11-03"}
 }

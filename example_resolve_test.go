@@ -76,9 +76,3 @@ func ExampleTransitions() {
 	// 2024-04-06T15:00:00Z fold: 2024-04-07T01:30:00-2024-04-07T02:00:00
 	// 2024-10-05T15:30:00Z gap: 2024-10-06T02:00:00-2024-10-06T02:30:00
 }
-
-func ExampleWallOf() {
-	t := time.Date(2024, 11, 3, 7, 30, 0, 0, time.UTC).In(chicago())
-	fmt.Println(dstsafe.WallOf(t), t.Format("-07:00"))
-	// Output: 2024-11-03T01:30:00 -06:00
-}

@@ -72,7 +72,7 @@ func ExampleScheduler_Add() {
 	fmt.Println(errors.Is(err, dstsafe.ErrInvalidArgument))
 	// Output:
 	// <nil>
-	// true dstsafe: job "report": dstsafe: duplicate job name
+	// true dstsafe: job "report": duplicate job name
 	// true
 	// true
 }

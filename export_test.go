@@ -2,6 +2,7 @@ package dstsafe
 
 import (
 	"context"
+	"errors"
 	"math"
 	"time"
 
@@ -9,6 +10,9 @@ import (
 )
 
 // Internals the external tests (package dstsafe_test) use.
+
+// WallOf is the wall reading of an instant in its location.
+var WallOf = wallOf
 
 // The calendar arithmetic Date and Wall share, checked against the time
 // package in date_test.go.
@@ -57,3 +61,20 @@ func SameZoneTable(a, b *time.Location) bool {
 
 // ZoneDataID is the tz data identity recorded in schedule fingerprints.
 var ZoneDataID = zoneDataID
+
+// TZNames is the generated list of tz names the zone suggestions search.
+var TZNames = tzNames
+
+// RefusedZoneName reports a tz name CRON_TZ= refuses as not a place (EST,
+// PST8PDT...): the zone sweeps load those with WithLocation instead.
+func RefusedZoneName(name string) bool { return abbrevAdvice(name) != "" }
+
+// ClockSkewOf returns what a claim refused for its clock carries: the
+// claimer's clock minus the store's, the bound, and both readings.
+func ClockSkewOf(err error) (offset, limit time.Duration, store, claimer time.Time, ok bool) {
+	var se *clockSkewError
+	if !errors.As(err, &se) {
+		return 0, 0, time.Time{}, time.Time{}, false
+	}
+	return se.Offset, se.Max, se.StoreNow, se.ClaimerNow, true
+}

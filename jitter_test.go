@@ -225,3 +225,50 @@ func TestJitterArguments(t *testing.T) {
 	var ae *dstsafe.ArgError
 	require.True(t, errors.As(err, &ae), fmt.Sprint(err))
 }
+
+// At tiny maxima every delay still lies in [0, max), and every value of
+// it is drawn: 1ns jitter is no jitter at all, 2ns is 0 or 1ns, 3ns one of
+// 0, 1 and 2ns; from a millisecond on the delays are whole milliseconds
+// below max (1ms: 0 only; 1ms+1ns: 0 or 1ms). Checked over 2,000 upcoming
+// periods of a job due every second (Describe's jittered starts) and over
+// the runs of ten simulated minutes (the starts the runner uses).
+func TestJitterTinyMaxima(t *testing.T) {
+	start := time.Date(2024, 11, 3, 6, 0, 0, 0, time.UTC) // 01:00 CDT, the fold's first hour
+	for _, tc := range []struct {
+		max  time.Duration
+		want []time.Duration // every delay in [0, max) jitter can take
+	}{
+		{time.Nanosecond, []time.Duration{0}},
+		{2 * time.Nanosecond, []time.Duration{0, 1}},
+		{3 * time.Nanosecond, []time.Duration{0, 1, 2}},
+		{time.Millisecond, []time.Duration{0}},
+		{time.Millisecond + time.Nanosecond, []time.Duration{0, time.Millisecond}},
+		{2 * time.Millisecond, []time.Duration{0, time.Millisecond}},
+	} {
+		t.Run(tc.max.String(), func(t *testing.T) {
+			every := mustCron(t, "* * * * * *", dstsafe.WithSeconds())
+			s, _, _ := newSim(t, start)
+			require.NoError(t, s.Add("poll", every, nop, dstsafe.WithJitter(tc.max)))
+			seen := map[time.Duration]int{}
+			d, err := s.Describe(context.Background(), "poll", 2000)
+			require.NoError(t, err)
+			require.Len(t, d.Next, 2000)
+			for _, u := range d.Next {
+				j := u.Start.Sub(u.At)
+				require.Contains(t, tc.want, j, "%s: delay %v with max %v", u.Period, j, tc.max)
+				seen[j]++
+			}
+			fires, err := dstsafe.Simulate(context.Background(), s, 10*time.Minute)
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, len(fires), 600)
+			for _, f := range fires {
+				j := f.Started.Sub(f.Due)
+				require.Contains(t, tc.want, j, "%s: started %v after due with max %v", f.Period, j, tc.max)
+				seen[j]++
+			}
+			for _, j := range tc.want {
+				require.Positive(t, seen[j], "delay %v never drawn with max %v: %v", j, tc.max, seen)
+			}
+		})
+	}
+}

@@ -35,6 +35,38 @@ import (
 // or client, refused credentials) wraps ErrPermanent; other failures of
 // the storage are transient and wrap none of the sentinels.
 //
+// # Time
+//
+// Every decision two replicas must agree on is judged by one clock, the
+// store's, never the claimer's: whether a lease is over (so a running
+// claim reads as StateAbandoned and may be taken over), the instants
+// recorded (StartedAt, LeaseUntil, FinishedAt, Pause.Since), pause and
+// resume, and the run slots of WithMaxRuns. PostgreSQL's is
+// clock_timestamp() (the server's time when the statement reads it, not
+// now(), which is frozen at the start of a transaction), Redis's is TIME
+// (of the node holding the job's keys), SQLite's the host's clock (its
+// processes share one host), MemoryLedger's the Clock it was given. So a replica whose clock runs
+// ahead of the holder's by more than the lease does not see a running
+// claim as abandoned: only the store's clock can say it is. The SQL and
+// Redis ledgers take a Clock instead (sqlledger.WithClock,
+// redisledger.WithClock) for tests and simulation; production uses the
+// store's clock.
+//
+// The claimer's clock still decides when it fires, so Claim also bounds
+// how far it may be from the store's. A ClaimRequest with Now set (the
+// Scheduler sets it from its Clock) is refused, before anything is
+// written, when Now differs from the store's clock by more than
+// MaxClockOffset (5 s when zero; a Scheduler sets it with
+// WithMaxClockOffset): the error wraps ErrClockSkew and says
+// both clocks, the offset and the bound, for first claims and takeovers
+// alike, and the period stays claimable by a replica whose clock is
+// right. This is CockroachDB's rule: a node beyond its maximum offset
+// stops serving rather than serve wrong answers. Within the bound, a
+// replica whose clock is fast by d fires up to d early, never more than
+// MaxClockOffset: the earliest a period can start is its due instant
+// minus MaxClockOffset, and the ledger still runs it once. See
+// docs/replicas.md.
+//
 // Implementations: MemoryLedger here, sqlledger (SQLite, PostgreSQL) and
 // redisledger. All of them pass dstsafetest.RunLedgerTests. To write one,
 // see package ledgerkit: the checks above, the errors, and how to map a
@@ -44,6 +76,9 @@ type Ledger interface {
 	// error wrapping ErrAlreadyClaimed (a *ClaimedError carrying the
 	// existing record) when the period is running, succeeded or skipped, or
 	// when it failed or was abandoned and req.Retry does not allow a takeover.
+	// It fails with an error wrapping ErrClockSkew, and writes nothing, when
+	// req.Now is set and further than the allowed offset from the store's
+	// clock (see Time above).
 	//
 	// Any other error (the database went away mid-call) leaves it unknown
 	// whether the claim was made, as with any remote commit whose answer
@@ -155,10 +190,35 @@ type ClaimRequest struct {
 	// when, the edit took effect (see CatchUpPolicy). At most ledgerkit.MaxKeyLen
 	// bytes of UTF-8 without NUL.
 	Schedule string
+	// Now, optional, is the claimer's clock reading as it claims. When
+	// set, the ledger compares it with the store's clock before writing
+	// and refuses the claim with an error wrapping ErrClockSkew when they
+	// differ by more than MaxClockOffset: a claimer whose clock is
+	// wrong must not run the period (see Ledger). Zero: no check. The
+	// Scheduler sets it from its Clock.
+	Now time.Time
+	// MaxClockOffset is the largest difference between Now and the
+	// store's clock, either way, that the claim accepts. Zero means 5 s:
+	// NTP keeps hosts within milliseconds of each other, and a clock 5 s
+	// off is broken (a VM resumed without a time sync, a stopped NTP
+	// daemon, a manual step); it is well under DefaultLease. Negative is
+	// refused (ErrInvalidArgument). Ignored when Now is zero.
+	// WithMaxClockOffset sets it for a Scheduler's claims.
+	MaxClockOffset time.Duration
 }
 
 // DefaultLease is the lease of a claim that does not name one.
 const DefaultLease = time.Minute
+
+// defaultMaxClockOffset is the largest offset between a claimer's clock
+// and the store's that a claim accepts unless ClaimRequest.MaxClockOffset
+// (or the Scheduler's WithMaxClockOffset) says otherwise. NTP keeps hosts
+// within milliseconds of each other; a clock 5 s off is broken (a VM
+// resumed without a time sync, a stopped or misconfigured NTP daemon, a
+// manual step), and a replica on it would fire up to 5 s early or late.
+// It is well under DefaultLease, so a refused replica is noticed long
+// before any lease decision could have been in doubt.
+const defaultMaxClockOffset = 5 * time.Second
 
 // RetryPolicy allows taking over a period whose earlier attempt failed or
 // was abandoned. The zero value allows nothing.
@@ -189,7 +249,43 @@ var (
 	// the job and the cause. Errors without it (a timeout, a dropped
 	// connection, a database restarting) are transient.
 	ErrPermanent = errors.New("dstsafe: permanent ledger error")
+	// ErrClockSkew: a claim was refused because the claimer's clock
+	// (ClaimRequest.Now) is further from the store's than the allowed
+	// offset (ClaimRequest.MaxClockOffset). Nothing was written. The
+	// message gives both clocks, the offset and the bound; a Scheduler
+	// reports the offset in Event.Offset.
+	ErrClockSkew = errors.New("dstsafe: clock skew")
 )
+
+// clockSkewError is the error of a claim refused because the claimer's
+// clock is too far from the store's (ClaimRequest.Now, MaxClockOffset):
+// nothing was written. It wraps ErrClockSkew. Every backend makes it
+// through ledgerkit.CheckClockSkew, so the Scheduler finds the offset in
+// it whichever backend refused.
+type clockSkewError struct {
+	Job, Period string
+	// Offset is ClaimerNow minus StoreNow: positive when the claimer's
+	// clock is ahead of the store's, negative when it is behind.
+	Offset time.Duration
+	// Max is the largest offset the claim accepted.
+	Max time.Duration
+	// StoreNow is the store's clock (UTC, microseconds), ClaimerNow the
+	// claimer's reading, as given.
+	StoreNow, ClaimerNow time.Time
+}
+
+func (e *clockSkewError) Error() string {
+	dir := "ahead of"
+	off := e.Offset
+	if off < 0 {
+		dir, off = "behind", -off
+	}
+	return fmt.Sprintf("dstsafe: clock skew: claim of job %q period %q refused: the claimer's clock (%s) is %v %s the ledger's (%s), more than the %v allowed",
+		e.Job, e.Period, e.ClaimerNow.UTC().Format(time.RFC3339Nano), off, dir, e.StoreNow.UTC().Format(time.RFC3339Nano), e.Max)
+}
+
+// Unwrap returns ErrClockSkew.
+func (e *clockSkewError) Unwrap() error { return ErrClockSkew }
 
 // ClaimedError is returned by Claim when the period was claimed before.
 // errors.Is(err, ErrAlreadyClaimed) reports true for it.
@@ -273,8 +369,9 @@ func (p RetryPolicy) Allows(existing Record) bool {
 // MemoryLedger is a Ledger held in memory: for tests, examples and
 // single-process services. Its records live as long as it does. It is safe
 // for concurrent use; claims of one period are serialised, so of many
-// concurrent claims exactly one wins. Leases are measured by its Clock, so a
-// *clockwork.FakeClock makes a claim abandoned by Advance.
+// concurrent claims exactly one wins. Its Clock is the store's clock (see
+// Ledger): leases are measured by it, so a *clockwork.FakeClock makes a
+// claim abandoned by Advance, and ClaimRequest.Now is compared with it.
 //
 // The zero value is not usable: call NewMemoryLedger.
 type MemoryLedger struct {
@@ -328,6 +425,9 @@ func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, err
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	now := m.now()
+	if err := checkClockSkew(req, now); err != nil {
+		return Record{}, err
+	}
 	periods := sh.jobs[req.Job]
 	if periods == nil {
 		periods = make(map[string]*Record)

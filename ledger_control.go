@@ -2,6 +2,7 @@ package dstsafe
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -45,6 +46,14 @@ type ControlLedger interface {
 	// is running (lease not over), succeeded or skipped, which a release
 	// never reopens.
 	Release(ctx context.Context, job, period, by, reason string) (Record, error)
+	// Jobs returns the names of the jobs the ledger knows: every job with
+	// at least one record or a pause state (paused or resumed), sorted
+	// by bytes, each once. A job that was only ever paused, never run,
+	// is known (an operator paused it before its first deploy); a name
+	// no claim or pause ever used is not, which is how the CLI tells a
+	// mistyped job from one with no periods yet. It is not a snapshot:
+	// a job first claimed while it runs may be missing.
+	Jobs(ctx context.Context) ([]string, error)
 }
 
 // Pause is a job's pause state in a ControlLedger. The zero value is a job
@@ -117,4 +126,33 @@ func (m *MemoryLedger) Release(ctx context.Context, job, period, by, reason stri
 	r.Released, r.ReleasedBy, r.ReleaseReason = true, by, reason
 	cur.Released, cur.ReleasedBy, cur.ReleaseReason = true, by, reason
 	return cur, nil
+}
+
+// Jobs implements ControlLedger.
+func (m *MemoryLedger) Jobs(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i := range m.shards {
+		sh := &m.shards[i]
+		sh.mu.RLock()
+		for job, periods := range sh.jobs {
+			if len(periods) > 0 {
+				seen[job] = true
+			}
+		}
+		sh.mu.RUnlock()
+	}
+	m.pauses.mu.Lock()
+	for job := range m.pauses.jobs {
+		seen[job] = true
+	}
+	m.pauses.mu.Unlock()
+	jobs := make([]string, 0, len(seen))
+	for job := range seen {
+		jobs = append(jobs, job)
+	}
+	slices.Sort(jobs)
+	return jobs, nil
 }

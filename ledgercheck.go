@@ -16,6 +16,7 @@ import (
 func init() {
 	ledgerlink.Set(ledgerlink.Checks[ClaimRequest, Record, State]{
 		Claim:     checkClaim,
+		ClockSkew: checkClockSkew,
 		Heartbeat: checkHeartbeat,
 		Finish:    checkFinish,
 		Get:       checkKeys,
@@ -54,7 +55,31 @@ func checkClaim(ctx context.Context, r ClaimRequest) (time.Duration, error) {
 	if r.Retry.MaxAttempts < 0 {
 		return 0, fmt.Errorf("%w: negative Retry.MaxAttempts %d", errInvalidRequest, r.Retry.MaxAttempts)
 	}
+	if r.MaxClockOffset < 0 {
+		return 0, fmt.Errorf("%w: negative MaxClockOffset %v", errInvalidRequest, r.MaxClockOffset)
+	}
 	return lease, nil
+}
+
+// checkClockSkew refuses a claim whose claimer's clock (r.Now) is further
+// from storeNow, the store's clock, than r.MaxClockOffset (or
+// defaultMaxClockOffset), with a *clockSkewError. A zero r.Now passes.
+// r.Now is compared as given, to the nanosecond: a reading one nanosecond
+// past the bound is refused.
+func checkClockSkew(r ClaimRequest, storeNow time.Time) error {
+	if r.Now.IsZero() {
+		return nil
+	}
+	limit := r.MaxClockOffset
+	if limit <= 0 {
+		limit = defaultMaxClockOffset
+	}
+	off := r.Now.Sub(storeNow)
+	if off > limit || off < -limit {
+		return &clockSkewError{Job: r.Job, Period: r.Period, Offset: off, Max: limit,
+			StoreNow: storeNow, ClaimerNow: r.Now}
+	}
+	return nil
 }
 
 // checkHeartbeat is Heartbeat's preamble; it returns the lease to extend by.

@@ -124,8 +124,8 @@ func (s *Scheduler) claimSlot(env runEnv, j *job, t task) (*runSlot, error) {
 		var rec Record
 		err := s.ledgerCall(env, j.name, "run slot claim failed", func(ctx context.Context) error {
 			var err error
-			rec, err = s.ledger.Claim(ctx, ClaimRequest{Job: key, Period: p, Owner: s.owner,
-				Lease: t.spec.cfg.lease, Retry: slotRetry})
+			rec, err = s.ledger.Claim(ctx, s.stamp(ClaimRequest{Job: key, Period: p, Owner: s.owner,
+				Lease: t.spec.cfg.lease, Retry: slotRetry}))
 			return err
 		})
 		switch {

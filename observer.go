@@ -55,6 +55,14 @@ type Event struct {
 	// given to Pause, or the WithPauseOnFailure one).
 	Reason string
 	// Err is what the job returned (event.Failed) or why the lease was lost
-	// (event.LeaseLost).
+	// (event.LeaseLost), or why the claim was refused (event.ClockSkew:
+	// an error wrapping ErrClockSkew).
 	Err error
+	// Offset is the Scheduler's Clock minus the ledger's clock
+	// (event.ClockSkew): positive when this replica's clock is ahead.
+	Offset time.Duration
+	// Recorded is the ledger's record the event is about: for
+	// event.ZoneData, the period as a replica with other zone data
+	// claimed it. Nil for the other types.
+	Recorded *Record
 }

@@ -177,6 +177,38 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		require.Equal(t, event.Resumed, ev.all()[1].Type)
 		note(ev)
 	})
+	t.Run("clock skew", func(t *testing.T) {
+		// The ledger's clock is the fake clock; this replica's runs 6 s
+		// ahead of it, past the default 5 s: its claim is refused.
+		fc := clockwork.NewFakeClockAt(start)
+		ev := &eventLog{}
+		s := dstsafe.NewScheduler(dstsafe.WithClock(&steppedClock{fc: fc, offset: 6 * time.Second}), dstsafe.WithLedger(dstsafe.NewMemoryLedger(fc)),
+			dstsafe.WithLogger(quiet()), dstsafe.WithObserver(ev))
+		require.NoError(t, s.Add("sync", hourly, nop))
+		require.ErrorIs(t, s.RunNow(ctx, "sync", "2024-06-01T00:00:00"), dstsafe.ErrClockSkew)
+		require.Equal(t, []event.Type{event.Due, event.ClockSkew}, ev.types("sync", "2024-06-01T00:00:00"))
+		require.Equal(t, 6*time.Second, ev.all()[1].Offset)
+		require.ErrorIs(t, ev.all()[1].Err, dstsafe.ErrClockSkew)
+		note(ev)
+	})
+	t.Run("zone data", func(t *testing.T) {
+		// A replica whose tz data keeps Mexico's DST ran the period at
+		// 06:30Z; this one's (tzdata 2025b) puts it at 07:30Z.
+		fc := clockwork.NewFakeClockAt(time.Date(2023, 6, 4, 7, 30, 0, 0, time.UTC))
+		ledger := dstsafe.NewMemoryLedger(fc)
+		add := func(s *dstsafe.Scheduler, tree string) {
+			require.NoError(t, s.Add("report", mustCron(t, "30 1 * * *", dstsafe.WithLocation(mexicoCity(t, tree))), nop))
+		}
+		old := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithOwner("old"))
+		add(old, "old")
+		require.NoError(t, old.RunNow(ctx, "report", "2023-06-04T01:30:00"))
+		ev := &eventLog{}
+		s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithObserver(ev))
+		add(s, "new")
+		require.ErrorIs(t, s.RunNow(ctx, "report", "2023-06-04T01:30:00"), dstsafe.ErrAlreadyClaimed)
+		require.Equal(t, []event.Type{event.Due, event.ClaimedElsewhere, event.ZoneData}, ev.types("report", "2023-06-04T01:30:00"))
+		note(ev)
+	})
 	t.Run("ledger error", func(t *testing.T) {
 		fc := clockwork.NewFakeClockAt(start)
 		l := &outageLedger{MemoryLedger: dstsafe.NewMemoryLedger(fc)}

@@ -20,6 +20,8 @@ type schedulerConfig struct {
 	observers    []Observer
 	startup      time.Duration
 	err          error // the first bad option: Add, Update and Run return it
+	// maxClockOffset: WithMaxClockOffset (scheduler_skew.go).
+	maxClockOffset time.Duration
 }
 
 // fail keeps the first bad option's error.
@@ -74,8 +76,12 @@ func WithLedger(l Ledger) SchedulerOption {
 	}
 }
 
-// WithLogger sets the structured logger. Defaults to slog.Default(); a nil
-// logger is ignored, as if not given. Use slog.New(slog.DiscardHandler) for none.
+// WithLogger sets the structured logger. Defaults to slog.Default(), or to
+// no logging on a *clockwork.FakeClock (a test or Simulate: the records
+// would carry real time beside fake due times); a nil logger is ignored,
+// as if not given. Use slog.New(slog.DiscardHandler) for none. Run logs
+// one "job scheduled" line per job at INFO when it starts (job, schedule,
+// zone, next).
 func WithLogger(l *slog.Logger) SchedulerOption {
 	return func(cfg *schedulerConfig) {
 		if l != nil {

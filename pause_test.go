@@ -3,6 +3,7 @@ package dstsafe_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -288,4 +289,56 @@ func TestPauseOnFailure(t *testing.T) {
 	p, err = s.Paused(context.Background(), "sync")
 	require.NoError(t, err)
 	require.True(t, p.Paused)
+}
+
+// WithRetry and WithPauseOnFailure together: each period is tried
+// MaxAttempts times, and the period whose last attempt fails is the n-th
+// failed one pauses the job, although the scheduler never asks the ledger
+// for an attempt beyond MaxAttempts (which it would refuse: a refused
+// claim ran nothing, so it must not be what decides the pause). An export
+// that fails at every attempt, hourly, tried 3 times a period, paused
+// after 2 failed periods: 01:00 and 02:00 run 3 attempts each, 03:00 to
+// 05:00 are skipped as paused.
+func TestPauseOnFailureWithRetry(t *testing.T) {
+	start := time.Date(2024, 1, 1, 0, 30, 0, 0, time.UTC)
+	for _, retry := range []dstsafe.RetryPolicy{
+		{MaxAttempts: 3, Failed: true},
+		{MaxAttempts: 3, Failed: true, Abandoned: true},
+	} {
+		t.Run(fmt.Sprintf("%+v", retry), func(t *testing.T) {
+			ev := &eventLog{}
+			s, _, ledger := newSim(t, start, dstsafe.WithObserver(ev))
+			var tried []string
+			require.NoError(t, s.Add("export", mustCron(t, "0 * * * *"), func(_ context.Context, r dstsafe.Run) error {
+				tried = append(tried, fmt.Sprintf("%s#%d", r.Period, r.Attempt))
+				return errors.New("bucket unreachable")
+			}, dstsafe.WithRetry(retry, time.Minute), dstsafe.WithPauseOnFailure(2)))
+			fires, err := dstsafe.Simulate(context.Background(), s, 5*time.Hour) // to 05:30
+			require.NoError(t, err)
+
+			p, err := s.Paused(context.Background(), "export")
+			require.NoError(t, err)
+			require.True(t, p.Paused, "not paused after two periods that failed every attempt; tried %v", tried)
+			require.Equal(t, "pause on failure: 2 consecutive failed periods, the last 2024-01-01T02:00:00", p.Reason)
+			require.True(t, p.Since.Equal(time.Date(2024, 1, 1, 2, 2, 0, 0, time.UTC)), "paused since %v, want 02:02 (after the third attempt)", p.Since)
+			i := slices.IndexFunc(ev.all(), func(e dstsafe.Event) bool { return e.Type == event.Paused })
+			require.GreaterOrEqual(t, i, 0, "no event.Paused")
+			require.Equal(t, "2024-01-01T02:00:00", ev.all()[i].Period)
+
+			require.Equal(t, []string{
+				"2024-01-01T01:00:00#1", "2024-01-01T01:00:00#2", "2024-01-01T01:00:00#3",
+				"2024-01-01T02:00:00#1", "2024-01-01T02:00:00#2", "2024-01-01T02:00:00#3",
+			}, tried)
+			require.Len(t, fires, 6)
+			recs := records(t, ledger, "export")
+			for _, period := range []string{"2024-01-01T01:00:00", "2024-01-01T02:00:00"} {
+				require.Equal(t, dstsafe.StateFailed, recs[period].State, period)
+				require.Equal(t, 3, recs[period].Attempt, period)
+			}
+			for _, period := range []string{"2024-01-01T03:00:00", "2024-01-01T04:00:00", "2024-01-01T05:00:00"} {
+				require.Equal(t, dstsafe.StateSkipped, recs[period].State, period)
+				require.Equal(t, "paused", recs[period].Reason, period)
+			}
+		})
+	}
 }

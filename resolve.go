@@ -104,8 +104,8 @@ var (
 	ErrNonexistent = errors.New("dstsafe: nonexistent wall time")
 )
 
-// WallOf returns the wall reading of t in t's location.
-func WallOf(t time.Time) Wall {
+// wallOf returns the wall reading of t in t's location.
+func wallOf(t time.Time) Wall {
 	y, mo, d := t.Date()
 	h, mi, s := t.Clock()
 	return Wall{y, mo, d, h, mi, s, t.Nanosecond()}

@@ -25,30 +25,38 @@ import (
 
 // dateutilOracle reads one JSON case a line and answers with the first n
 // wall readings dateutil's rrulestr gives, RDATEs merged in and EXDATEs
-// taken out, or the error it raised. A case that runs past its time
-// budget answers what it has, marked "timeout".
+// taken out, or the error it raised. A case whose expansion runs past its
+// budget of CPU time (the case's "budget" in seconds, else 0.1 s) answers
+// what it has, marked "timeout".
+//
+// Only the expansion is bounded, and by the process's CPU time
+// (ITIMER_PROF), not by the wall clock: on a loaded machine a wall-clock
+// alarm fired inside rrulestr's parser, whose _to_decimal turns any
+// Exception into a ValueError and so a timeout into "ParserError: Unknown
+// string format", read as a disagreement. Budget is a BaseException for
+// the same reason: no "except Exception" in dateutil can swallow it.
 const dateutilOracle = `
 import heapq, json, signal, sys
 from datetime import datetime
 from dateutil.rrule import rrulestr
 
-class Budget(Exception):
+class Budget(BaseException):
     pass
 
-def alarm(signum, frame):
+def over(signum, frame):
     raise Budget()
 
-signal.signal(signal.SIGALRM, alarm)
+signal.signal(signal.SIGPROF, over)
 fmt = "%Y%m%dT%H%M%S"
 for line in sys.stdin:
     c = json.loads(line)
     out, res = [], {"id": c["id"]}
     try:
-        signal.setitimer(signal.ITIMER_REAL, 0.1)
+        rule = rrulestr("DTSTART:" + c["start"] + "\nRRULE:" + c["rule"])
+        rdates = sorted(datetime.strptime(d, fmt) for d in c["rdates"])
+        exdates = set(datetime.strptime(d, fmt) for d in c["exdates"])
+        signal.setitimer(signal.ITIMER_PROF, c.get("budget") or 0.1)
         try:
-            rule = rrulestr("DTSTART:" + c["start"] + "\nRRULE:" + c["rule"])
-            rdates = sorted(datetime.strptime(d, fmt) for d in c["rdates"])
-            exdates = set(datetime.strptime(d, fmt) for d in c["exdates"])
             last = None
             for x in heapq.merge(iter(rule), rdates):
                 if x == last or x in exdates:
@@ -58,7 +66,7 @@ for line in sys.stdin:
                 if len(out) >= c["n"]:
                     break
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
     except Budget:
         res["timeout"] = True
     except Exception as e:
@@ -109,6 +117,9 @@ type pyCase struct {
 	RDates  []string `json:"rdates"`
 	ExDates []string `json:"exdates"`
 	N       int      `json:"n"`
+	// Budget is the CPU time dateutil may spend expanding the rule, in
+	// seconds; zero means 0.1 s.
+	Budget float64 `json:"budget,omitempty"`
 }
 
 type pyAnswer struct {
@@ -121,6 +132,11 @@ type pyAnswer struct {
 // runDateutil sends the cases to one python process and returns the
 // answers by id.
 func runDateutil(py string, cases []pyCase) (map[int]pyAnswer, error) {
+	return runOracle(py, dateutilOracle, cases)
+}
+
+// runOracle is runDateutil with the oracle's script given.
+func runOracle(py, script string, cases []pyCase) (map[int]pyAnswer, error) {
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
 	for _, c := range cases {
@@ -128,7 +144,7 @@ func runDateutil(py string, cases []pyCase) (map[int]pyAnswer, error) {
 			return nil, err
 		}
 	}
-	cmd := exec.Command(py, "-c", dateutilOracle)
+	cmd := exec.Command(py, "-c", script)
 	cmd.Stdin = &in
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -525,5 +541,62 @@ func TestRRuleAgainstDateutil(t *testing.T) {
 		rules, instants, identical, empty, timeouts)
 	if rules != n || (!raceEnabled && instants < 40000) {
 		t.Errorf("only %d rules and %d instants compared", rules, instants)
+	}
+}
+
+// The oracle's budget makes a timeout read as a timeout, never as an
+// error or a wrong answer, wherever its signal lands. Deterministically:
+// the budget's signal is delivered inside dateutil's parser (from the
+// Decimal call in its _to_decimal, whose "except Exception" once turned
+// the timeout into "ParserError: Unknown string format", read as a
+// disagreement), and every case answers a timeout. A daily rule for
+// February 30th, which never fires (dateutil walks every day up to 9999
+// to find that out, 3 s of CPU), times out with the full budget, and the
+// other rules answer in full.
+func TestDateutilOracleBudget(t *testing.T) {
+	py := findDateutil(t)
+	t.Parallel()
+	none := []string{}
+	var cases []pyCase
+	for i, r := range []struct{ start, rule string }{
+		{"20240101T090000", "FREQ=DAILY;BYHOUR=9,17;BYMINUTE=0,30"},
+		{"20241103T013000", "FREQ=MONTHLY;BYDAY=-1FR;BYSETPOS=1"},
+		{"19950228T000000", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29"},
+		{"20240315T120000", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE,FR;WKST=SU"},
+	} {
+		cases = append(cases, pyCase{ID: i, Start: r.start, Rule: r.rule, RDates: none, ExDates: none, N: 25})
+	}
+	never := pyCase{ID: len(cases), Start: "20240229T000000", Rule: "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30", RDates: none, ExDates: none, N: 25}
+	full, err := runDateutil(py, append(slices.Clone(cases), never))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if a := full[c.ID]; a.Error != "" || a.Timeout || len(a.Walls) != c.N {
+			t.Errorf("%s: %+v, want %d walls", c.Rule, a, c.N)
+		}
+	}
+	if a := full[never.ID]; !a.Timeout || a.Error != "" || len(a.Walls) != 0 {
+		t.Errorf("%s: %+v, want a timeout with no walls", never.Rule, a)
+	}
+
+	// The budget's signal, sent by the parser itself.
+	const inParser = `
+import os, signal
+import dateutil.parser._parser as _p
+_decimal = _p.Decimal
+def _signalled(v):
+    os.kill(os.getpid(), signal.SIGPROF)
+    return _decimal(v)
+_p.Decimal = _signalled
+`
+	got, err := runOracle(py, inParser+dateutilOracle, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if a := got[c.ID]; !a.Timeout || a.Error != "" || len(a.Walls) != 0 {
+			t.Errorf("%s, budget's signal in the parser: %+v, want a timeout", c.Rule, a)
+		}
 	}
 }

@@ -185,7 +185,7 @@ func (sp *jobSpec) nextOf(t time.Time) (Occurrence, bool) {
 		if loc := sp.cfg.scheduleLoc; loc != nil {
 			at = at.In(loc)
 		}
-		w := WallOf(at)
+		w := wallOf(at)
 		o = Occurrence{At: at, Wall: w, Kind: Unique, Period: w.String()}
 		if Lookup(w, at.Location()).Kind == Fold {
 			o.Kind = Fold

@@ -153,12 +153,13 @@ func (s *Scheduler) claim(env runEnv, j *job, t task) (Record, error) {
 	var rec Record
 	err := s.ledgerCall(env, j.name, "run claim failed", func(ctx context.Context) error {
 		var err error
-		rec, err = s.ledger.Claim(ctx, ClaimRequest{
+		rec, err = s.ledger.Claim(ctx, s.stamp(ClaimRequest{
 			Job: j.name, Period: o.Period, Owner: s.owner, Lease: t.spec.cfg.lease, Retry: env.claimPolicy(t),
 			Schedule: s.fingerprintNow(j),
-		})
+		}))
 		return err
 	})
+	s.noteClaim(j.name, t, err)
 	var ce *ClaimedError
 	switch {
 	case err == nil:
@@ -171,6 +172,7 @@ func (s *Scheduler) claim(env runEnv, j *job, t task) (Record, error) {
 			"attempt", e.Attempt, "token", e.Token)
 		s.emitTask(event.ClaimedElsewhere, j.name, t, e.Attempt, "", nil)
 		s.periodClaimed(j.name, t, false, &e)
+		s.zoneDataMet(j, t, e)
 	}
 	return rec, err
 }
@@ -211,7 +213,7 @@ func (s *Scheduler) ledgerCall(env runEnv, job, msg string, f func(ctx context.C
 // period or job rather than a failure.
 func isAnswer(err error) bool {
 	return errors.Is(err, ErrAlreadyClaimed) || errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrNotFound) ||
-		errors.Is(err, errNotSupported) || errors.Is(err, ErrMaxRuns)
+		errors.Is(err, errNotSupported) || errors.Is(err, ErrMaxRuns) || errors.Is(err, ErrClockSkew)
 }
 
 // sleep waits d on the clock; false if Run stops or env's context ends
@@ -299,7 +301,7 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 		// counted, so a crash in between leaves one run too few, never
 		// one too many.
 		if serr := s.finishSlot(fenv, j.name, slot, StateSucceeded, "period "+run.Period); serr != nil {
-			err = fmt.Errorf("dstsafe: run slot %s not recorded: %w", slot.period, serr)
+			err = errorf("dstsafe: run slot %s not recorded: %w", slot.period, serr)
 			state, reason = StateFailed, err.Error()
 		}
 	}

@@ -286,7 +286,10 @@ func TestLogShape(t *testing.T) {
 	_, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
-	require.Len(t, lines, 2, logs.String())
+	require.Len(t, lines, 3, logs.String())
+	// The startup line, once per job when Run starts.
+	require.Equal(t, `level=INFO msg="job scheduled" job=billing schedule="30 1 * * *" zone=America/Chicago next=2024-11-03T01:30:00.000-05:00`, lines[0])
+	lines = lines[1:]
 	require.Equal(t, `level=INFO msg="run start" job=billing period=2024-11-03T01:30:00 run_date=2024-11-03 due=2024-11-03T01:30:00.000-05:00 wall=2024-11-03T01:30:00 kind=fold attempt=1 token=1 owner=test`, lines[0])
 	require.Equal(t, `level=INFO msg="run finish" job=billing period=2024-11-03T01:30:00 run_date=2024-11-03 due=2024-11-03T01:30:00.000-05:00 wall=2024-11-03T01:30:00 kind=fold attempt=1 token=1 owner=test outcome=succeeded duration=0s`, lines[1])
 }
@@ -380,4 +383,45 @@ func TestLedgerDownAtDueTime(t *testing.T) {
 	ledger.n = ledger.calls + 1
 	ledger.mu.Unlock()
 	require.ErrorIs(t, s.RunNow(context.Background(), "billing", "2024-11-05T01:30:00"), errConnRefused)
+}
+
+// WithStep with a step that does not divide the window: the last step is
+// cut short, so the clock ends exactly at start+d, a run due at the end
+// instant still runs (the window is closed) and starts then, and nothing
+// runs after it, not even a job due at the next whole step.
+func TestSimulateLastStepCutAtEnd(t *testing.T) {
+	start := time.Date(2024, 11, 3, 6, 0, 0, 0, time.UTC) // 01:00 CDT, the fold's first hour
+	for _, tc := range []struct {
+		window, step time.Duration
+		atEnd        string // a seconds spec due at start+window
+	}{
+		{50 * time.Second, 20 * time.Second, "50 * * * * *"}, // steps 20, 40, then 10
+		{time.Second, 7 * time.Second, "1 * * * * *"},        // one step, cut to 1s
+		{59 * time.Second, 7 * time.Second, "59 * * * * *"},  // eight steps of 7, then 3
+		{60 * time.Second, 20 * time.Second, "0 1 * * * *"},  // a step that divides it
+	} {
+		t.Run(tc.window.String()+"/"+tc.step.String(), func(t *testing.T) {
+			s, clock, _ := newSim(t, start)
+			// Due at the start, at 60 s and every minute: the whole step
+			// after a 50 s window would reach 60 s.
+			require.NoError(t, s.Add("minutely", mustCron(t, "0 * * * * *", dstsafe.WithSeconds()), nop))
+			require.NoError(t, s.Add("at-end", mustCron(t, tc.atEnd, dstsafe.WithSeconds()), nop))
+			fires, err := dstsafe.Simulate(context.Background(), s, tc.window, dstsafe.WithStep(tc.step))
+			require.NoError(t, err)
+			end := start.Add(tc.window)
+			require.True(t, clock.Now().Equal(end), "clock at %v, want %v", clock.Now(), end)
+			var atEnd int
+			for _, f := range fires {
+				require.False(t, f.Started.After(end), "%s %s started at %v, after the window's end %v", f.Job, f.Period, f.Started, end)
+				require.False(t, f.Due.After(end), "%s due at %v, after the window", f.Job, f.Due)
+				if f.Job == "at-end" {
+					atEnd++
+					require.True(t, f.Due.Equal(end) && f.Started.Equal(end), "at-end due %v started %v, want both %v", f.Due, f.Started, end)
+				}
+			}
+			require.Equal(t, 1, atEnd, "runs due at the end instant: %v", fires)
+			// "minutely" at 0 s, and at 60 s in the 60 s window; "at-end".
+			require.Len(t, fires, 1+int(tc.window/time.Minute)+1, "%v", fires)
+		})
+	}
 }

@@ -76,9 +76,9 @@ var enumCases = map[string]enumCase{
 		"claimed-elsewhere": event.ClaimedElsewhere, "started": event.Started,
 		"succeeded": event.Succeeded, "failed": event.Failed, "skipped": event.Skipped,
 		"lease-lost": event.LeaseLost, "late": event.Late, "paused": event.Paused,
-		"resumed": event.Resumed, "ledger-error": event.LedgerError,
-		"at-risk": event.AtRisk, "missed": event.Missed,
-	}, event.Type(15), "invalid"),
+		"resumed": event.Resumed, "clock-skew": event.ClockSkew, "zone-data": event.ZoneData,
+		"ledger-error": event.LedgerError, "at-risk": event.AtRisk, "missed": event.Missed,
+	}, event.Type(17), "invalid"),
 }
 
 func TestEnumTextRoundTrip(t *testing.T) {

@@ -132,10 +132,10 @@ func ParseWall(s string) (Wall, error) {
 		// in February and hour 24, which is what we want; parsing in UTC
 		// keeps every reading (no gaps in UTC).
 		if t, err := time.Parse(l, s); err == nil {
-			return WallOf(t), nil
+			return wallOf(t), nil
 		}
 	}
-	return Wall{}, fmt.Errorf("dstsafe: parse wall time %q: want YYYY-MM-DDTHH:MM[:SS[.fff]]: %w", s, errInvalidWall)
+	return Wall{}, errorf("dstsafe: parse wall time %q: want YYYY-MM-DDTHH:MM[:SS[.fff]]: %w", s, errInvalidWall)
 }
 
 // Date returns the civil date of w.

@@ -23,7 +23,7 @@ import (
 var (
 	everyType = []event.Type{event.Due, event.Claimed, event.ClaimedElsewhere,
 		event.Started, event.Succeeded, event.Failed, event.Skipped,
-		event.LeaseLost, event.Late, event.Paused, event.Resumed}
+		event.LeaseLost, event.Late, event.Paused, event.Resumed, event.ClockSkew, event.ZoneData}
 	everyKind = []dstsafe.Kind{dstsafe.Unique, dstsafe.Fold, dstsafe.Gap}
 )
 

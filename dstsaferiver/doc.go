@@ -12,15 +12,20 @@
 // (kind, job name, period) in every job state: river refuses a second job
 // of the period for as long as the first one's row lives, whoever inserts
 // it. On becoming leader, a client enqueues the periods it finds missing
-// in the ledger by the job's catch-up policy.
+// in the ledger by the job's catch-up policy; while it leads, it checks
+// each period in the ledger shortly after its due instant and enqueues
+// again one whose insert was lost (PostgreSQL down at that instant).
+// InsertDue, run on every client, inserts each period at its due instant
+// from whichever client is alive, so a killed leader's lease delays none.
 //
 // # Work
 //
 // NewWorker claims (job, period) in any dstsafe.Ledger before the work and
 // finishes the claim after it. NewTxWorker does it inside one database
 // transaction with sqlledger, together with the work's own rows and river's
-// completion of the job (river.JobCompleteTx), on the river drivers whose
-// transactions are *sql.Tx: riversqlite and riverdatabasesql.
+// completion of the job (river.JobCompleteTx), on riversqlite and
+// riverdatabasesql (*sql.Tx) and riverpgxv5 (pgx.Tx). A ledger that was
+// never migrated cancels the job instead of retrying it.
 //
 // # Guarantees
 //
@@ -31,7 +36,10 @@
 //	DST fold / gap                 the schedule's (robfig:       dstsafe: once, first reading / once, shifted;
 //	                               twice / skipped)              periodic jobs both readings, two periods
 //	leader down when a period      lost (in-memory schedule)     enqueued by the next leader (catch-up policy)
-//	is due                                                       from the ledger
+//	is due                                                       from the ledger; with InsertDue, by any live
+//	                                                             client at once (not after the 15 s lease)
+//	insert fails (database down    lost                          enqueued again by the same leader after
+//	at the due instant)                                          Options.RecheckAfter (catch-up policy)
 //	work run twice for a period    yes (retry, rescue, manual    no: ledger claim; NewTxWorker commits claim,
 //	                               insert, cleaned unique row)   rows and completion in one transaction
 //	worker killed mid-work         rescued, run again            NewTxWorker: rolled back, run again once;

@@ -2,8 +2,10 @@ package dstsaferiver
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,9 +32,14 @@ type Options struct {
 	// still count as on time: enqueued whatever the catch-up policy.
 	// Defaults to dstsafe.DefaultMisfireThreshold (one minute).
 	MisfireThreshold time.Duration
+	// RecheckAfter is how long after a period's due instant the leader
+	// looks for it in the ledger, and enqueues it again if it is not there
+	// (see NewPeriodicJob: an insert lost to a database blip). Defaults to
+	// 10 seconds.
+	RecheckAfter time.Duration
 	// Logger receives one line per leader start that enqueues periods late
-	// ("catch-up") and the ledger errors that stop a catch-up. Defaults to
-	// slog.Default().
+	// ("catch-up"), one per period enqueued again after a lost insert, and
+	// the ledger errors that stop either. Defaults to slog.Default().
 	Logger *slog.Logger
 }
 
@@ -67,7 +74,25 @@ var never = time.Unix(1<<63-62135596801, 999999999)
 //     the most recent Max of them (0: no limit);
 //   - CatchUpSkip: no late one.
 //
-// River inserts them at once, oldest first, then follows the schedule. A
+// River inserts them at once, oldest first, then follows the schedule.
+//
+// River's enqueuer drops a period whose insert fails (PostgreSQL down or
+// restarting at its due instant: "Error starting transaction") and moves
+// on to the next, so the leader itself checks: Options.RecheckAfter after
+// each period's due instant (waking river's enqueuer for it if no other
+// period is due sooner) it reads the period in the ledger, and a period
+// with no record is enqueued again, at once, up to 3 times; a copy still
+// waiting in river's queue makes it a refused duplicate. While the
+// ledger cannot be read (the database is still down) the check waits and
+// tries again every RecheckAfter. The catch-up policy decides what comes
+// back late: a period is enqueued again while it is on time (due at most
+// MisfireThreshold before), and late under CatchUpAll within its Window,
+// under CatchUpLatest only the latest, under CatchUpSkip never; a period
+// left out is logged at ERROR with its period key. So a database outage
+// shorter than MisfireThreshold (or, with CatchUpAll, Window) loses no
+// period, with no change of leader; the cost is one ledger Get per period.
+//
+// A
 // period already in the ledger is never enqueued again; one still waiting
 // in river's queue is refused as a duplicate. A job with no record in the
 // ledger at all (looked for up to about 400 days back) is new and catches
@@ -98,12 +123,33 @@ type periodic[T river.JobArgs] struct {
 	misfire time.Duration
 	log     *slog.Logger
 
+	recheck time.Duration
+
 	mu      sync.Mutex
 	cur     dstsafe.Occurrence // the occurrence whose instant Next returned last
 	hasCur  bool
+	probe   bool                 // cur is a recheck wake-up, not a period (constructs nothing)
 	backlog []dstsafe.Occurrence // catch-up still to hand to river, oldest first
 	resume  time.Time            // after the backlog, follow the schedule from here
+	pending []pendingPeriod      // handed to river, not yet seen in the ledger, oldest first
+	latest  time.Time            // the latest instant Next was called with: about now
 }
+
+// pendingPeriod is a period handed to river whose ledger record the
+// leader has not seen yet.
+type pendingPeriod struct {
+	o      dstsafe.Occurrence
+	offers int       // times handed to river
+	at     time.Time // when last handed (the enqueuer's now, about)
+}
+
+// maxOffers bounds the times one period is handed to river: the first
+// time and two more after lost inserts.
+const maxOffers = 3
+
+// maxPending bounds the periods awaiting their check, the most recent
+// kept.
+const maxPending = 1000
 
 func newPeriodic[T river.JobArgs](schedule dstsafe.OccurrenceSchedule, constructor func(dstsafe.Occurrence) (T, *river.InsertOpts), opts *Options) *periodic[T] {
 	if schedule == nil || reflect.ValueOf(schedule).Kind() == reflect.Pointer && reflect.ValueOf(schedule).IsNil() {
@@ -132,25 +178,36 @@ func newPeriodic[T river.JobArgs](schedule dstsafe.OccurrenceSchedule, construct
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.RecheckAfter <= 0 {
+		o.RecheckAfter = 10 * time.Second
+	}
 	return &periodic[T]{
 		sched: schedule, build: constructor, name: o.Name, ledger: o.Ledger,
-		catchUp: o.CatchUp, misfire: o.MisfireThreshold, log: o.Logger,
+		catchUp: o.CatchUp, misfire: o.MisfireThreshold, log: o.Logger, recheck: o.RecheckAfter,
 	}
 }
 
 // Next implements river.PeriodicSchedule. Called with the instant it
 // returned last, it returns the next occurrence (or the next catch-up
-// period). Called with anything else, it is river's enqueuer starting on a
-// new leader at time t: it plans the catch-up from the ledger.
+// period, or a period enqueued again, or a recheck wake-up). Called with
+// anything else, it is river's enqueuer starting on a new leader at time
+// t: it plans the catch-up from the ledger.
 func (p *periodic[T]) Next(t time.Time) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if t.After(p.latest) {
+		p.latest = t
+	}
 	if !p.hasCur || !t.Equal(p.cur.At) {
 		p.backlog = p.plan(context.Background(), t)
 		p.resume = t
+		p.pending = nil
+	}
+	if len(p.backlog) == 0 && p.ledger != nil {
+		p.backlog = p.recheckPending(context.Background(), p.latest)
 	}
 	if len(p.backlog) > 0 {
-		p.cur, p.hasCur = p.backlog[0], true
+		p.handOut(p.backlog[0])
 		p.backlog = p.backlog[1:]
 		return p.cur.At
 	}
@@ -159,19 +216,117 @@ func (p *periodic[T]) Next(t time.Time) time.Time {
 		after = p.resume
 	}
 	o, ok := p.sched.NextOccurrence(after)
+	if len(p.pending) > 0 {
+		if wake := p.latest.Add(p.recheck); !ok || wake.Before(o.At) {
+			// Nothing is due before the check: wake river's enqueuer for
+			// it. The wake-up constructs no job.
+			p.cur, p.hasCur, p.probe = dstsafe.Occurrence{At: wake}, true, true
+			p.resume = after
+			return wake
+		}
+	}
 	if !ok {
 		p.hasCur = false
 		return never
 	}
-	p.cur, p.hasCur = o, true
+	p.resume = after
+	p.handOut(o)
 	return o.At
+}
+
+// handOut makes o the occurrence river constructs next, and remembers it
+// until the ledger shows it.
+func (p *periodic[T]) handOut(o dstsafe.Occurrence) {
+	p.cur, p.hasCur, p.probe = o, true, false
+	at := o.At
+	if p.latest.After(at) {
+		at = p.latest
+	}
+	for i := range p.pending {
+		if p.pending[i].o.Period == o.Period {
+			p.pending[i].offers++
+			p.pending[i].at = at
+			return
+		}
+	}
+	if len(p.pending) == maxPending {
+		p.pending = append(p.pending[:0], p.pending[1:]...)
+	}
+	p.pending = append(p.pending, pendingPeriod{o: o, offers: 1, at: at})
+}
+
+// recheckPending reads in the ledger the pending periods handed to river
+// at least recheck before now: those with a record are done; those
+// without are handed again (returned, oldest first) as the catch-up
+// policy allows, at most maxOffers times. A ledger error stops the
+// check: the next one tries again.
+func (p *periodic[T]) recheckPending(ctx context.Context, now time.Time) []dstsafe.Occurrence {
+	var again []dstsafe.Occurrence
+	kept := p.pending[:0]
+	failed := false
+	for _, pp := range p.pending {
+		if failed || pp.at.Add(p.recheck).After(now) {
+			kept = append(kept, pp)
+			continue
+		}
+		_, err := p.ledger.Get(ctx, p.name, pp.o.Period)
+		switch {
+		case err == nil: // claimed: river has it
+		case !errors.Is(err, dstsafe.ErrNotFound):
+			p.log.Warn("dstsaferiver recheck: ledger read failed, trying again later", "job", p.name, "period", pp.o.Period, "error", err)
+			failed = true
+			kept = append(kept, pp)
+		case pp.offers >= maxOffers:
+			// Handed to river maxOffers times while the database answered:
+			// queued (a refused duplicate) or worked without a claim yet.
+			p.log.Info("dstsaferiver recheck: period still without a record, assumed queued", "job", p.name, "period", pp.o.Period, "offers", pp.offers)
+		default:
+			kept = append(kept, pp)
+			again = append(again, pp.o)
+		}
+	}
+	p.pending = kept
+	if len(again) == 0 {
+		return nil
+	}
+	onTimeFrom := now.Add(-p.misfire)
+	var run []dstsafe.Occurrence
+	for i, o := range again {
+		ok := !o.At.Before(onTimeFrom)
+		if !ok {
+			switch c := p.catchUp.(type) {
+			case dstsafe.CatchUpAll:
+				ok = !o.At.Before(now.Add(-c.Window))
+			case dstsafe.CatchUpSkip:
+			default: // CatchUpLatest: the latest, when it is late (none is on time)
+				ok = i == len(again)-1
+			}
+		}
+		if ok {
+			run = append(run, o)
+			continue
+		}
+		p.log.Error("dstsaferiver period not enqueued: its insert was lost and the catch-up policy leaves it out", "job", p.name,
+			"period", o.Period, "due", o.At)
+		p.drop(o.Period)
+	}
+	if len(run) > 0 {
+		p.log.Warn("dstsaferiver recheck: periods without a record enqueued again", "job", p.name, "periods", len(run),
+			"first", run[0].Period, "last", run[len(run)-1].Period)
+	}
+	return run
+}
+
+// drop forgets a pending period.
+func (p *periodic[T]) drop(period string) {
+	p.pending = slices.DeleteFunc(p.pending, func(pp pendingPeriod) bool { return pp.o.Period == period })
 }
 
 // construct is the river.PeriodicJobConstructor: the job for the
 // occurrence Next returned last.
 func (p *periodic[T]) construct() (river.JobArgs, *river.InsertOpts) {
 	p.mu.Lock()
-	o, ok := p.cur, p.hasCur
+	o, ok := p.cur, p.hasCur && !p.probe
 	p.mu.Unlock()
 	if !ok {
 		return nil, nil

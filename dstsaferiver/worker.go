@@ -163,9 +163,19 @@ func (w *worker[T]) heartbeat(ctx context.Context, cancel context.CancelCauseFun
 
 // claimed turns a failed claim into the job's result: nothing to do for a
 // period claimed before, a snooze while a claim that may be taken over is
-// still leased, river's retry for anything else.
+// still leased, the job cancelled for a ledger that cannot work until
+// someone changes it (dstsafe.ErrPermanent: never migrated, refused
+// credentials, a closed pool), river's retry for anything else.
 func claimed(o WorkerOptions, p Period, jobID int64, err error) error {
 	var ce *dstsafe.ClaimedError
+	if errors.Is(err, dstsafe.ErrPermanent) {
+		// Retrying would fail the same way for river's whole retry
+		// policy (weeks by default) and hide the cause in attempts.
+		o.Logger.Error("dstsaferiver claim failed permanently: job cancelled", "job", p.Job, "period", p.Period,
+			"river_job_id", jobID, "error", err)
+		return river.JobCancel(fmt.Errorf("dstsaferiver: job %s period %s: the ledger cannot claim until it is fixed (migrate it, check its credentials), the period is not run: %w",
+			p.Job, p.Period, err))
+	}
 	if !errors.As(err, &ce) {
 		return fmt.Errorf("dstsaferiver: job %s period %s: claim: %w", p.Job, p.Period, err)
 	}

@@ -37,7 +37,8 @@ func chicago(t *testing.T) *time.Location {
 // fire builds a billing fire due at the given instant.
 func fire(job string, due time.Time, loc *time.Location) dstsafe.Fire {
 	due = due.In(loc)
-	w := dstsafe.WallOf(due)
+	y, m, d := due.Date()
+	w := dstsafe.Wall{Year: y, Month: m, Day: d, Hour: due.Hour(), Minute: due.Minute(), Second: due.Second(), Nanosecond: due.Nanosecond()}
 	return dstsafe.Fire{Run: dstsafe.Run{Job: job, Period: w.String(), Wall: w, Kind: dstsafe.Unique, Due: due,
 		RunDate: dstsafe.DateOf(due, loc), Attempt: 1}, Started: due}
 }

@@ -74,3 +74,28 @@ func (e everyReading) Next(after time.Time) time.Time {
 		}
 	}
 }
+
+// A billing job per customer zone, checked in one call: each job by the
+// local dates of its own schedule's zone. Chicago's and London's daily
+// 01:30 across both of their 2024 transitions.
+func ExampleRequireOncePerLocalDay() {
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := dstsafe.NewScheduler(dstsafe.WithClock(clockwork.NewFakeClockAt(start)))
+	for _, zone := range []string{"America/Chicago", "Europe/London"} {
+		billing, err := dstsafe.ParseCron("30 1 * * *", dstsafe.WithLocation(pinned(zone)), dstsafe.WithPeriodKey(dstsafe.ByDate))
+		if err != nil {
+			panic(err)
+		}
+		if err := s.Add("billing/"+zone, billing, func(context.Context, dstsafe.Run) error { return nil }); err != nil {
+			panic(err)
+		}
+	}
+	fires, err := dstsafe.Simulate(context.Background(), s, 366*24*time.Hour)
+	if err != nil {
+		panic(err)
+	}
+	dstsafetest.RequireOncePerLocalDay(printT{}, fires)
+	fmt.Println(len(fires), "fires, once per local day")
+	// Output:
+	// 732 fires, once per local day
+}

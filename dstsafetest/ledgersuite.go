@@ -31,7 +31,10 @@ type NewLedgerFunc func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger
 // abandoned by lease expiry, failed | abandoned -> running by takeover),
 // the sentinels with errors.Is and errors.As, fencing of a zombie holder,
 // the retry policy, listing order and bounds, refusal of bad input, and
-// that of many concurrent claims of one period exactly one wins (16
+// refusal of a claimer whose clock is too far from the ledger's
+// (ClaimRequest.Now, MaxClockOffset: nothing written, first claims and
+// takeovers alike; ledgersuite_skew.go), that of many concurrent claims of
+// one period exactly one wins (16
 // goroutines started together on up to 20,000 periods: a claim that
 // reads, then writes, is caught).
 //
@@ -76,6 +79,7 @@ func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOp
 		{"ConcurrentClaims", s.testConcurrentClaims},
 		{"ContendedClaim", s.testContendedClaim},
 	}
+	tests = append(tests, s.skewTests()...)
 	tests = append(tests, s.controlTests()...)
 	for _, tt := range append(tests, s.capabilityTests()...) {
 		t.Run(tt.name, tt.fn)

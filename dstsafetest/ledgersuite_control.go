@@ -30,6 +30,7 @@ func (s suite) controlTests() []subtest {
 		{"ReleaseRefused", s.testReleaseRefused},
 		{"ReleaseRace", s.testReleaseRace},
 		{"ControlKeys", s.testControlKeys},
+		{"Jobs", s.testJobs},
 	}
 	for i, tt := range tests {
 		tests[i].fn = func(t *testing.T) {
@@ -533,5 +534,67 @@ func (s suite) testControlShared(t *testing.T) {
 	_, err := l2.Claim(context.Background(), dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "replica-2"})
 	requireClaimed(t, err, dstsafe.StateRunning)
 
+	// A job only the other process ever claimed is known to both.
+	claim(t, l2, dstsafe.ClaimRequest{Job: "report", Period: "2024-11-03T02:00:00", Owner: "replica-2"})
+	check.Equal(t, []string{"billing", "report"}, jobs(t, l1), "Jobs through the first process")
+
 	pauseRace(t, []dstsafe.ControlLedger{l1, l2}, now(clock))
+}
+
+func jobs(t *testing.T, l dstsafe.ControlLedger) []string {
+	t.Helper()
+	got, err := l.Jobs(context.Background())
+	must.NoError(t, err, "Jobs")
+	return got
+}
+
+// Jobs lists the jobs the ledger knows, the names an operator may
+// mean: every job with a record, whatever its state, and every job with
+// a pause state, even one never run (paused before its first deploy).
+// Names compare as bytes ("Billing" before "billing", "bill" before
+// "billing"), and a name containing the characters a backend builds its
+// keys with is returned whole. A name only ever asked about (GetPause,
+// Get, List) is not known: that is how a typo is told apart.
+func (s suite) testJobs(t *testing.T) {
+	l, clock := s.controlSetup(t)
+	check.Equal(t, 0, len(jobs(t, l)), "Jobs of an empty ledger")
+	ctx := context.Background()
+
+	// Asking is not knowing: a typo an operator read about stays unknown.
+	getPause(t, l, "billng")
+	_, err := l.Get(ctx, "billng", "2024-11-03")
+	must.ErrorIs(t, err, dstsafe.ErrNotFound, "Get of a job never claimed")
+	_, err = l.List(ctx, "billng", "", "")
+	must.NoError(t, err, "List of a job never claimed")
+	check.Equal(t, 0, len(jobs(t, l)), "Jobs after reading about a job that does not exist")
+
+	// The 2024 fall-back night in Chicago: billing succeeded for
+	// 11-02 and failed for 11-03, report (hourly, by wall reading) ran
+	// the first 01:00 and its second holder was lost (abandoned).
+	r := claim(t, l, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-02", Owner: "w"})
+	finish(t, l, r, dstsafe.StateSucceeded, "")
+	r = claim(t, l, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "w"})
+	finish(t, l, r, dstsafe.StateFailed, "card processor down")
+	r = claim(t, l, dstsafe.ClaimRequest{Job: "report", Period: "2024-11-03T01:00:00", Owner: "w"})
+	finish(t, l, r, dstsafe.StateSucceeded, "")
+	claim(t, l, dstsafe.ClaimRequest{Job: "report", Period: "2024-11-03T02:00:00", Owner: "w", Lease: time.Minute})
+	clock.Advance(time.Hour)
+	// Names that sort apart by bytes, or look like a backend's keys.
+	for _, job := range []string{"Billing", "bill", "a}:run:b", "ünicode"} {
+		claim(t, l, dstsafe.ClaimRequest{Job: job, Period: "2024-11-03", Owner: "w"})
+	}
+	// Paused before it ever ran, and paused then resumed: both known.
+	setPause(t, l, "export", dstsafe.Pause{Paused: true, By: "ops", Reason: "not deployed yet"})
+	setPause(t, l, "cleanup", dstsafe.Pause{Paused: true, By: "ops"})
+	setPause(t, l, "cleanup", dstsafe.Pause{By: "ops"})
+	// Paused while it has records: listed once.
+	setPause(t, l, "billing", dstsafe.Pause{Paused: true, By: "ops"})
+
+	want := []string{"Billing", "a}:run:b", "bill", "billing", "cleanup", "export", "report", "ünicode"}
+	check.Equal(t, want, jobs(t, l), "Jobs")
+
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = l.Jobs(done)
+	must.ErrorIs(t, err, context.Canceled, "Jobs with a canceled ctx")
 }

@@ -51,6 +51,42 @@ var broken = map[string]brokenCase{
 	// A claim that checks for a record, then writes without checking
 	// again: replicas waking at the same instant both win.
 	"nonatomic": {"ContendedClaim", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return nonAtomic{l} }, nil},
+	// Today's ledgers before issue 22: the claimer's clock is never
+	// checked, so a replica minutes fast claims and runs.
+	"clockblind": {"ClockSkewFirstClaim", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return clockBlind{l} }, nil},
+	// Checks the clock of first claims only: a fast replica still takes
+	// over abandoned periods.
+	"skewfirstonly": {"ClockSkewTakeover", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return skewFirstOnly{l} }, nil},
+	// Stamps records with the claimer's clock, not the ledger's.
+	"claimerclock": {"ClockSkewFirstClaim", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return claimerClock{l} }, nil},
+}
+
+type clockBlind struct{ *dstsafe.MemoryLedger }
+
+func (c clockBlind) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	req.Now = time.Time{}
+	return c.MemoryLedger.Claim(ctx, req)
+}
+
+type skewFirstOnly struct{ *dstsafe.MemoryLedger }
+
+func (c skewFirstOnly) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	if _, err := c.Get(ctx, req.Job, req.Period); err == nil {
+		req.Now = time.Time{}
+	}
+	return c.MemoryLedger.Claim(ctx, req)
+}
+
+type claimerClock struct{ *dstsafe.MemoryLedger }
+
+func (c claimerClock) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	r, err := c.MemoryLedger.Claim(ctx, req)
+	if err == nil && !req.Now.IsZero() {
+		d := r.LeaseUntil.Sub(r.StartedAt)
+		r.StartedAt = ledgerkit.LedgerTime(req.Now)
+		r.LeaseUntil = r.StartedAt.Add(d)
+	}
+	return r, err
 }
 
 type reclaims struct{ *dstsafe.MemoryLedger }

@@ -66,7 +66,7 @@ var (
 // dstsafe builds its offset table for it once per test binary.
 //
 // Pinned: Africa/Cairo, America/Chicago, America/Havana, America/New_York,
-// America/Nuuk, America/Sao_Paulo, Asia/Beirut, Asia/Kolkata,
+// America/Nuuk, America/Santiago, America/Sao_Paulo, Asia/Beirut, Asia/Kolkata,
 // Australia/Lord_Howe, Australia/Sydney, Etc/UTC, Europe/Dublin,
 // Europe/London, Europe/Volgograd, Pacific/Apia.
 func Zone(t testing.TB, name string) *time.Location {

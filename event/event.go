@@ -28,7 +28,7 @@ const (
 	// found it due (on time, or missed and about to be caught up or
 	// skipped), or RunNow or Backfill is about to claim it. Every period
 	// a Scheduler handles starts with one Due; Claimed,
-	// ClaimedElsewhere or Skipped follows (unless Run stops, or
+	// ClaimedElsewhere, Skipped or ClockSkew follows (unless Run stops, or
 	// the job is removed, while the period waits behind a running one).
 	Due Type = iota + 1
 	// Claimed: this Scheduler claimed the period in its ledger
@@ -74,6 +74,21 @@ const (
 	// records Skipped ("paused") for each period.
 	Paused
 	Resumed
+	// ClockSkew: the ledger refused to claim the period because the
+	// Scheduler's Clock is further from the ledger's clock than
+	// dstsafe.WithMaxClockOffset allows (Event.Offset; Err wraps
+	// dstsafe.ErrClockSkew). Nothing was written: the period does not run
+	// here, and a replica whose clock is right may still claim it. It
+	// ends the period's handling in place of Claimed or ClaimedElsewhere.
+	ClockSkew
+	// ZoneData: the period was already claimed (ClaimedElsewhere came
+	// just before) by a replica whose zone data differs from this one's
+	// for the same schedule: their rules may put the period at different
+	// instants. Event.Due is this replica's instant, Event.Recorded the
+	// peer's record (its StartedAt is when the peer claimed it), and Err
+	// wraps dstsafe.ErrZoneData. Nothing changes: the period ran, or
+	// runs, once, where the peer claimed it. A report for the operator.
+	ZoneData
 	// LedgerError: a ledger call failed (Err; Job when it was about one
 	// job's period, empty for Run's startup probe). One per failed call,
 	// retried or not: a database that goes away is visible while the
@@ -105,7 +120,7 @@ const (
 )
 
 var names = [...]string{"due", "claimed", "claimed-elsewhere", "started", "succeeded", "failed",
-	"skipped", "lease-lost", "late", "paused", "resumed", "ledger-error", "at-risk", "missed"}
+	"skipped", "lease-lost", "late", "paused", "resumed", "clock-skew", "zone-data", "ledger-error", "at-risk", "missed"}
 
 // last is the highest Type with a name.
 const last = Type(len(names))

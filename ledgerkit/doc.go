@@ -21,9 +21,14 @@
 //   - Every claim or takeover increases the record's Token; Heartbeat and
 //     Finish are compare-and-set on it and return [LeaseLost] when it no
 //     longer holds the period.
-//   - Time comes from the dstsafe.Clock the backend was given, as
-//     [LedgerTime](clock.Now()), never from the server's clock; instants are
+//   - Time comes from the store's clock (the server's, for a server), as
+//     [LedgerTime] of it, or from a dstsafe.Clock given for tests and
+//     simulation (a WithClock option), never from the claimer's machine:
+//     every replica must judge a lease by the same clock. Instants are
 //     stored and returned in UTC to the microsecond.
+//   - A claim whose req.Now is set is refused by [CheckClockSkew] against
+//     the store's clock before anything is written, first claims and
+//     takeovers alike.
 //   - A running record is stored as running; reads report it as of now with
 //     [dstsafe.Record.StateAt] (abandoned once its lease is over), and a
 //     takeover is allowed by [dstsafe.RetryPolicy.Allows] on that state.
@@ -45,6 +50,7 @@
 // what the check returns:
 //
 //	Claim      lease, err := ledgerkit.CheckClaim(ctx, req)
+//	           then, with the store's now: err := ledgerkit.CheckClockSkew(req, now)
 //	Heartbeat  lease, err := ledgerkit.CheckHeartbeat(ctx, job, period, lease)
 //	Finish     reason, err := ledgerkit.CheckFinish(ctx, job, period, state, reason)
 //	Get        err := ledgerkit.CheckGet(ctx, job, period)

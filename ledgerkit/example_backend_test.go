@@ -75,6 +75,11 @@ func (l *tableLedger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dsts
 	var out dstsafe.Record
 	err = l.tx("claim", req.Job, req.Period, func(rows map[[2]string]dstsafe.Record) error {
 		now := l.now()
+		// The claimer's clock against the store's, before anything is
+		// written, first claims and takeovers alike.
+		if err := ledgerkit.CheckClockSkew(req, now); err != nil {
+			return err
+		}
 		prev, ok := rows[[2]string{req.Job, req.Period}]
 		if ok {
 			prev.State = prev.StateAt(now)

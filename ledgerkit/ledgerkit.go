@@ -33,6 +33,19 @@ func CheckClaim(ctx context.Context, req dstsafe.ClaimRequest) (lease time.Durat
 	return checks.Claim(ctx, req)
 }
 
+// CheckClockSkew is the check a Claim makes once it has the store's clock
+// reading storeNow (LedgerTime of it), before it writes anything: it
+// returns an error wrapping dstsafe.ErrClockSkew (the one every backend
+// returns, which the Scheduler reads the offset from) when
+// req.Now is set and differs from storeNow by more than
+// req.MaxClockOffset (5 s when zero), nil
+// otherwise. Read storeNow in the same transaction or script as the
+// claim's other reads, or just before it, and refuse before any write, for
+// first claims and takeovers alike.
+func CheckClockSkew(req dstsafe.ClaimRequest, storeNow time.Time) error {
+	return checks.ClockSkew(req, storeNow)
+}
+
 // CheckHeartbeat is the preamble of Heartbeat: ctx, the keys, and the
 // lease, which it returns as EffectiveLease does.
 func CheckHeartbeat(ctx context.Context, job, period string, lease time.Duration) (time.Duration, error) {
@@ -111,8 +124,11 @@ func NormalizeReason(s string) string {
 
 // LedgerTime returns t as ledgers store and report it: in UTC, truncated
 // to microseconds (PostgreSQL's precision), without a monotonic clock
-// reading. A backend's now is LedgerTime(clock.Now()), from the Clock it
-// was given, never from its server's clock.
+// reading. A backend's now is LedgerTime of its store's clock (the
+// server's, for a server: PostgreSQL's clock_timestamp(), Redis's TIME),
+// or of the Clock it was given for tests and simulation (a WithClock
+// option), never of the claimer's machine: two replicas must judge a lease
+// by one clock (see dstsafe.Ledger).
 func LedgerTime(t time.Time) time.Time {
 	return checks.Time(t)
 }

@@ -59,7 +59,10 @@ func (l *Ledger) Release(ctx context.Context, job, period, by, reason string) (d
 		if cur == nil {
 			return dstsafe.Record{}, ledgerkit.NotFound(job, period) // expired (finished TTL) under us
 		}
-		now := l.now()
+		now, err := l.now(ctx, key)
+		if err != nil {
+			return dstsafe.Record{}, l.wrap("release", job, period, err)
+		}
 		existing := cur.rec
 		existing.State = existing.StateAt(now)
 		if existing.State != dstsafe.StateFailed && existing.State != dstsafe.StateAbandoned {
@@ -89,6 +92,9 @@ func (l *Ledger) SetPause(ctx context.Context, job string, p dstsafe.Pause) (dst
 	if err != nil {
 		return dstsafe.Pause{}, err
 	}
+	if err := l.addJob(ctx, "set pause", job); err != nil {
+		return dstsafe.Pause{}, err
+	}
 	key := l.pauseKey(job)
 	raw, cur, err := l.getPause(ctx, "set pause", key, job)
 	if err != nil {
@@ -98,7 +104,11 @@ func (l *Ledger) SetPause(ctx context.Context, job string, p dstsafe.Pause) (dst
 		if cur.Paused == p.Paused {
 			return cur, nil
 		}
-		next := dstsafe.Pause{Paused: p.Paused, By: p.By, Reason: reason, Since: l.now()}
+		now, err := l.now(ctx, key)
+		if err != nil {
+			return dstsafe.Pause{}, l.wrapJob("set pause", job, err)
+		}
+		next := dstsafe.Pause{Paused: p.Paused, By: p.By, Reason: reason, Since: now}
 		b, err := json.Marshal(storedPause{Paused: next.Paused, By: next.By, Reason: next.Reason, Since: next.Since})
 		if err != nil {
 			return dstsafe.Pause{}, fmt.Errorf("redisledger: encoding pause of %q: %w", job, err)

@@ -56,14 +56,20 @@
 //
 // A claim of a new period is SET NX of a running record, in a Lua script
 // that also indexes the period. Takeover, heartbeat, finish, release and
-// pause are decided in Go with the ledger's Clock (never Redis TIME, so a
-// fake clock drives lease expiry in tests) and applied by a Lua
+// pause are decided in Go by Redis's clock (TIME, read from the node of
+// the job's slot just before; WithClock's Clock instead in tests), never
+// by the clock of the replica that asks, and applied by a Lua
 // compare-and-set that writes only if the stored value is still, byte for
 // byte, the one the decision was made on. The bytes include the fencing token, the state and
 // the lease: a holder whose period was taken over gets dstsafe.ErrLeaseLost
 // and its late result is never written. As in the memory ledger, a running
 // record past its lease reads as dstsafe.StateAbandoned; it is never
 // stored as such, and Redis key expiry plays no part in leases.
+//
+// A claim whose dstsafe.ClaimRequest.Now is further from Redis's clock
+// than its MaxClockOffset is refused with an error wrapping
+// dstsafe.ErrClockSkew before anything is written: the TIME read is the
+// call's first command.
 //
 // # Errors
 //

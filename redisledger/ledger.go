@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
@@ -24,9 +24,11 @@ import (
 // The zero value is not usable: call New.
 type Ledger struct {
 	client      commander
-	clock       dstsafe.Clock
+	raw         redis.UniversalClient // for SCAN on every node of a cluster
+	clock       dstsafe.Clock         // WithClock's; nil: Redis TIME
 	prefix      string
 	finishedTTL time.Duration
+	known       sync.Map // job -> struct{}: in the jobs set already (jobs.go)
 }
 
 var _ dstsafe.ControlLedger = (*Ledger)(nil)
@@ -47,16 +49,13 @@ func New(client redis.UniversalClient, opts ...Option) (*Ledger, error) {
 			o(&c)
 		}
 	}
-	if c.clock == nil {
-		c.clock = clockwork.NewRealClock()
-	}
 	switch {
 	case strings.ContainsAny(c.prefix, "{}"):
 		return nil, &ConfigError{Option: "WithKeyPrefix", Value: c.prefix, Reason: "must not contain '{' or '}': the Ledger puts each job's keys in a hash tag after the prefix"}
 	case c.finishedTTL < 0:
 		return nil, &ConfigError{Option: "WithFinishedTTL", Value: c.finishedTTL.String(), Reason: "must not be negative (zero keeps records forever)"}
 	}
-	l := &Ledger{client: client, clock: c.clock, prefix: c.prefix, finishedTTL: c.finishedTTL}
+	l := &Ledger{client: client, raw: client, clock: c.clock, prefix: c.prefix, finishedTTL: c.finishedTTL}
 	if c.autoPipeline {
 		ap, err := client.AutoPipeline()
 		if err != nil {
@@ -98,6 +97,10 @@ type commander interface {
 	Get(ctx context.Context, key string) *redis.StringCmd
 	MGet(ctx context.Context, keys ...string) *redis.SliceCmd
 	ZRangeByLex(ctx context.Context, key string, opt *redis.ZRangeBy) *redis.StringSliceCmd
+	SAdd(ctx context.Context, key string, members ...any) *redis.IntCmd
+	SMembers(ctx context.Context, key string) *redis.StringSliceCmd
+	Exists(ctx context.Context, keys ...string) *redis.IntCmd
+	Set(ctx context.Context, key string, value any, expiration time.Duration) *redis.StatusCmd
 }
 
 // maxSwaps bounds the compare-and-set rounds of one call. Each lost round
@@ -129,10 +132,22 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 	if err != nil {
 		return dstsafe.Record{}, err
 	}
+	if err := l.addJob(ctx, "claim", req.Job); err != nil {
+		return dstsafe.Record{}, err
+	}
 	key, idx := l.recordKey(req.Job, req.Period), l.indexKey(req.Job)
 	var cur *entry // nil: no record (yet)
 	for range maxSwaps {
-		now := l.now()
+		// Redis's clock, read before anything is written: it stamps the
+		// claim, judges the lease of the record found, and the
+		// claimer's clock is checked against it.
+		now, err := l.now(ctx, key)
+		if err != nil {
+			return dstsafe.Record{}, l.wrap("claim", req.Job, req.Period, err)
+		}
+		if err := ledgerkit.CheckClockSkew(req, now); err != nil {
+			return dstsafe.Record{}, err
+		}
 		next := dstsafe.Record{
 			Job: req.Job, Period: req.Period, State: dstsafe.StateRunning, Owner: req.Owner,
 			Token: 1, Attempt: 1, StartedAt: now, LeaseUntil: now.Add(lease), Schedule: req.Schedule,
@@ -216,7 +231,10 @@ func (l *Ledger) transition(ctx context.Context, op, job, period string, token i
 			// finished TTL ran out, so it was not running with our token.
 			return dstsafe.Record{}, ledgerkit.NotFound(job, period)
 		}
-		now := l.now()
+		now, err := l.now(ctx, key)
+		if err != nil {
+			return dstsafe.Record{}, l.wrap(op, job, period, err)
+		}
 		if cur.rec.Token != token || cur.rec.State != dstsafe.StateRunning {
 			lost := cur.rec
 			lost.State = lost.StateAt(now)
@@ -243,12 +261,17 @@ func (l *Ledger) Get(ctx context.Context, job, period string) (dstsafe.Record, e
 	if err := ledgerkit.CheckGet(ctx, job, period); err != nil {
 		return dstsafe.Record{}, err
 	}
-	e, err := l.get(ctx, "get", l.recordKey(job, period), job, period)
+	key := l.recordKey(job, period)
+	now, err := l.now(ctx, key)
+	if err != nil {
+		return dstsafe.Record{}, l.wrap("get", job, period, err)
+	}
+	e, err := l.get(ctx, "get", key, job, period)
 	if err != nil {
 		return dstsafe.Record{}, err
 	}
 	r := e.rec
-	r.State = r.StateAt(l.now())
+	r.State = r.StateAt(now)
 	return r, nil
 }
 
@@ -293,11 +316,14 @@ func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Reco
 		for i, p := range periods {
 			keys[i] = l.recordKey(job, p)
 		}
+		now, err := l.now(ctx, idx)
+		if err != nil {
+			return nil, l.wrap("list", job, "", err)
+		}
 		vals, err := l.client.MGet(ctx, keys...).Result()
 		if err != nil {
 			return nil, l.wrap("list", job, "", err)
 		}
-		now := l.now()
 		for i, v := range vals {
 			raw, ok := v.(string)
 			if !ok {
@@ -332,7 +358,21 @@ func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Reco
 	return out, nil
 }
 
-func (l *Ledger) now() time.Time { return ledgerkit.LedgerTime(l.clock.Now()) }
+// now is the ledger's clock: WithClock's Clock, else Redis TIME on the
+// node that holds key (in a Redis Cluster, the node of the job's slot).
+func (l *Ledger) now(ctx context.Context, key string) (time.Time, error) {
+	if l.clock != nil {
+		return ledgerkit.LedgerTime(l.clock.Now()), nil
+	}
+	res, err := timeScript.Run(ctx, l.client, []string{key}).Int64Slice()
+	if err != nil {
+		return time.Time{}, err
+	}
+	if len(res) != 2 {
+		return time.Time{}, fmt.Errorf("redisledger: TIME returned %d fields, want 2", len(res))
+	}
+	return ledgerkit.LedgerTime(time.Unix(res[0], res[1]*int64(time.Microsecond))), nil
+}
 
 // recordKey is the key of the record of (job, period).
 func (l *Ledger) recordKey(job, period string) string {

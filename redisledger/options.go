@@ -31,11 +31,13 @@ func WithKeyPrefix(prefix string) Option {
 	return func(c *config) { c.prefix = prefix }
 }
 
-// WithClock makes the Ledger read the current instant from clock: it stamps
-// claims, heartbeats and finishes and decides whether a lease is over.
-// Redis's own TIME is never used, so a *clockwork.FakeClock drives lease
-// expiry in tests. Every process sharing a ledger must have clocks that
-// roughly agree. Defaults to clockwork.NewRealClock(), also when clock is nil.
+// WithClock makes the Ledger judge time by clock instead of Redis TIME: it
+// stamps claims, heartbeats, finishes and pauses, decides whether a lease
+// is over, and is what ClaimRequest.Now is checked against. For tests and
+// simulation (a *clockwork.FakeClock drives lease expiry); production uses
+// Redis's clock, which every replica shares, so that a replica whose clock
+// runs ahead cannot see a running claim as abandoned. Defaults to Redis
+// TIME (of the node holding the job's keys), also when clock is nil.
 func WithClock(clock dstsafe.Clock) Option {
 	return func(c *config) { c.clock = clock }
 }

@@ -3,9 +3,12 @@ package redisledger
 import "github.com/redis/go-redis/v9"
 
 // The scripts take no decisions: the Go side decides every transition with
-// the ledger's Clock (never Redis TIME, so fake clocks drive leases), and a
-// script applies it only if the record is still exactly what the decision
-// was made on. The stored bytes include the fencing token, the state and
+// the ledger's clock (Redis TIME read by timeScript just before, or the
+// Clock of WithClock in tests), and a script applies it only if the record
+// is still exactly what the decision was made on. A decision made on a
+// TIME read before the write stays right at the write: Redis's clock only
+// moves on, so a lease over then is over still, and a heartbeat in
+// between changes the record and fails the compare-and-set. The stored bytes include the fencing token, the state and
 // the lease, so a holder whose token was taken over, or a takeover racing a
 // heartbeat, can never write over the newer record.
 
@@ -102,4 +105,12 @@ if (cur or '') ~= ARGV[1] then
 end
 redis.call('SET', KEYS[1], ARGV[2])
 return {1}
+`)
+
+// timeScript returns Redis TIME ({seconds, microseconds}) from the node
+// holding KEYS[1], which it does not touch: in a Redis Cluster, the node
+// that holds the record being decided on.
+var timeScript = redis.NewScript(`
+local t = redis.call('TIME')
+return {tonumber(t[1]), tonumber(t[2])}
 `)

@@ -98,10 +98,15 @@ func (l *Ledger) claimGrouped(ctx context.Context, req dstsafe.ClaimRequest) (ds
 			return dstsafe.Record{}, ctx.Err()
 		}
 		if f.err == nil && !f.alone {
-			r := f.rec
-			r.State = r.StateAt(l.now())
-			if !req.Retry.Allows(r) {
-				return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: r}
+			if now, err := l.now(ctx); err == nil {
+				if err := ledgerkit.CheckClockSkew(req, now); err != nil {
+					return dstsafe.Record{}, err
+				}
+				r := f.rec
+				r.State = r.StateAt(now)
+				if !req.Retry.Allows(r) {
+					return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: r}
+				}
 			}
 		}
 		waited = f // lost, failed, or ours to take over: ask the database
@@ -217,8 +222,17 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 		leases                           []time.Time
 		first                            = map[claimKey]*queuedClaim{}
 	)
-	now := l.now()
+	now, err := l.now(ctx)
+	if err != nil {
+		for _, c := range group {
+			c.alone = true // each claim reads the clock again, and reports its failure
+		}
+		return
+	}
 	for _, c := range group {
+		if c.err = ledgerkit.CheckClockSkew(c.req, now); c.err != nil {
+			continue // refused before anything is written; answered below
+		}
 		if first[c.key] != nil {
 			continue // answered with the period's first claim
 		}
@@ -227,12 +241,17 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 		jobs, periods, owners = append(jobs, c.req.Job), append(periods, c.req.Period), append(owners, c.req.Owner)
 		schedules, leases = append(schedules, c.req.Schedule), append(leases, now.Add(lease))
 	}
+	if len(first) == 0 {
+		return // every claim refused for its clock
+	}
+	// A claim refused for its clock has its answer (c.err) already; the
+	// others have none yet.
 	fail := func() {
 		for _, c := range first {
 			c.tried = now // nothing committed or, if the answer was lost, the owners find their rows
 		}
 		for _, c := range group {
-			c.alone = true
+			c.alone = c.err == nil
 		}
 	}
 	inserted, err := l.records(ctx, l.sql.insertMany, jobs, periods, owners, now, leases, schedules)
@@ -256,6 +275,7 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 	}
 	for _, c := range group {
 		switch r, ok := inserted[c.key]; {
+		case c.err != nil: // refused for its clock
 		case ok && first[c.key] == c:
 		case ok:
 			l.lose(c, r, now)
@@ -321,7 +341,7 @@ func (l *Ledger) claimInTx(group []*queuedClaim) {
 	v.stmts, v.txStmts = l.stmts, true
 	for _, c := range group {
 		c.rec, c.err = v.claim(c.ctx, c.req)
-		if c.err != nil && !errors.Is(c.err, dstsafe.ErrAlreadyClaimed) {
+		if c.err != nil && !errors.Is(c.err, dstsafe.ErrAlreadyClaimed) && !errors.Is(c.err, dstsafe.ErrClockSkew) {
 			tx.Rollback()
 			fail()
 			return

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -31,7 +32,10 @@ func (l *Ledger) Release(ctx context.Context, job, period, by, reason string) (d
 		return dstsafe.Record{}, err
 	}
 	for range controlPasses {
-		now := l.now()
+		now, err := l.now(ctx)
+		if err != nil {
+			return dstsafe.Record{}, mapErr("release", job, period, err)
+		}
 		r, err := l.one(ctx, l.sql.release, []any{job, period, by, reason, l.timeArg(now)})
 		if err == nil {
 			r.State = r.StateAt(now)
@@ -67,7 +71,11 @@ func (l *Ledger) SetPause(ctx context.Context, job string, p dstsafe.Pause) (dst
 		q = l.sql.pause
 	}
 	for range controlPasses {
-		got, err := l.pauseRow(ctx, q, job, p.By, reason, l.timeArg(l.now()))
+		now, err := l.now(ctx)
+		if err != nil {
+			return dstsafe.Pause{}, mapErr("set pause", job, "", err)
+		}
+		got, err := l.pauseRow(ctx, q, job, p.By, reason, l.timeArg(now))
 		if err == nil {
 			return got, nil
 		}
@@ -96,6 +104,34 @@ func (l *Ledger) GetPause(ctx context.Context, job string) (dstsafe.Pause, error
 		return dstsafe.Pause{}, mapErr("get pause", job, "", err)
 	}
 	return p, nil
+}
+
+// Jobs implements dstsafe.ControlLedger: one statement over the records'
+// primary key and the pause rows (see queries.go).
+func (l *Ledger) Jobs(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rows, err := l.q.QueryContext(ctx, l.sql.jobs)
+	if err != nil {
+		return nil, mapErr("jobs", "", "", err)
+	}
+	defer rows.Close()
+	jobs := []string{}
+	for rows.Next() {
+		var job string
+		if err := rows.Scan(&job); err != nil {
+			return nil, mapErr("jobs", "", "", err)
+		}
+		jobs = append(jobs, job)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr("jobs", "", "", err)
+	}
+	// By bytes, whatever the database's collation (SQLite's BINARY and
+	// PostgreSQL's "C" agree already).
+	slices.Sort(jobs)
+	return slices.Compact(jobs), nil
 }
 
 // pauseRow runs a statement returning at most one row of pauseCols.

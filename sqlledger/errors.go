@@ -57,6 +57,9 @@ func mapErr(op, job, period string, err error) error {
 	case permanent(err):
 		err = ledgerkit.Permanent(err)
 	}
+	if job == "" { // an operation on the whole ledger (Jobs)
+		return fmt.Errorf("sqlledger: %s: %w", op, err)
+	}
 	if period == "" {
 		return fmt.Errorf("sqlledger: %s job %q: %w", op, job, err)
 	}

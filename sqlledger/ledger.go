@@ -58,9 +58,18 @@
 //
 // # Time
 //
-// Instants come from the Clock (WithClock), never from the database's
-// clock, and are stored in UTC to the microsecond: TIMESTAMPTZ in
-// PostgreSQL, INTEGER microseconds since 1970 in SQLite.
+// Every decision replicas must agree on is judged by the database's clock
+// (see dstsafe.Ledger): on PostgreSQL, clock_timestamp() read by the call
+// before it decides or writes (not now(), which stands still for a whole
+// transaction, such as a caller's WithTx); on SQLite, whose processes
+// share one host, that host's clock. So whether a lease is over does not
+// depend on the clock of the replica that asks. A claim whose
+// ClaimRequest.Now is further from that clock than its MaxClockOffset is
+// refused with an error wrapping dstsafe.ErrClockSkew before anything is
+// written.
+// WithClock replaces the database's clock with a Clock, for tests and
+// simulation. Instants are stored in UTC to the microsecond: TIMESTAMPTZ
+// in PostgreSQL, INTEGER microseconds since 1970 in SQLite.
 package sqlledger
 
 import (
@@ -88,10 +97,10 @@ type Ledger struct {
 	db      *sql.DB
 	q       querier // db, or the caller's tx for a WithTx view
 	dialect Dialect
-	clock   dstsafe.Clock
-	table   string // validated, unquoted
-	owned   bool   // Close closes db (sqlite.OpenSQLite)
-	upTo    int    // the version Migrate brings the database to
+	clock   dstsafe.Clock // WithClock's, or the host's for SQLite; nil: PostgreSQL's clock_timestamp()
+	table   string        // validated, unquoted
+	owned   bool          // Close closes db (sqlite.OpenSQLite)
+	upTo    int           // the version Migrate brings the database to
 	sql     *queries
 	writeMu sem         // SQLite outside a caller's transaction: see one
 	stmts   *stmtCache  // SQLite, outside a caller's transaction
@@ -153,8 +162,8 @@ func New(db *sql.DB, opts ...Option) (*Ledger, error) {
 	default:
 		return nil, &ConfigError{Option: "WithDialect", Value: fmt.Sprint(int(d)), Reason: "unknown dialect"}
 	}
-	if c.Clock == nil {
-		c.Clock = clockwork.NewRealClock()
+	if c.Clock == nil && d == SQLite {
+		c.Clock = clockwork.NewRealClock() // one host: its clock is the database's
 	}
 	l := &Ledger{db: db, q: db, dialect: d, clock: c.Clock, table: c.Table, owned: c.CloseDB, upTo: SchemaVersion}
 	if c.MigrateTo > 0 && c.MigrateTo < SchemaVersion {
@@ -253,7 +262,24 @@ func (l *Ledger) WithTx(tx *sql.Tx) *Ledger {
 	return &v
 }
 
-func (l *Ledger) now() time.Time { return ledgerkit.LedgerTime(l.clock.Now()) }
+// now is the ledger's clock: WithClock's Clock (or the host's, for
+// SQLite), else PostgreSQL's clock_timestamp(), read through l.q (in a
+// caller's transaction, if any).
+func (l *Ledger) now(ctx context.Context) (time.Time, error) {
+	return l.nowOn(ctx, l.q)
+}
+
+// nowOn is now, read through q.
+func (l *Ledger) nowOn(ctx context.Context, q querier) (time.Time, error) {
+	if l.clock != nil {
+		return ledgerkit.LedgerTime(l.clock.Now()), nil
+	}
+	var t time.Time
+	if err := q.QueryRowContext(ctx, `SELECT clock_timestamp()`).Scan(&t); err != nil {
+		return time.Time{}, err
+	}
+	return ledgerkit.LedgerTime(t), nil
+}
 
 // Claim implements dstsafe.Ledger. A new period is claimed by an
 // INSERT ... ON CONFLICT DO NOTHING RETURNING: the primary key decides who
@@ -284,7 +310,17 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 	// a livelock of rivals.
 	var last dstsafe.Record
 	for range 8 {
-		r, inserted, err := l.insertOrGet(ctx, req, lease)
+		// The database's clock, read before anything is written: it
+		// stamps the claim, judges the lease of the record found, and
+		// the claimer's clock is checked against it.
+		now, err := l.now(ctx)
+		if err != nil {
+			return dstsafe.Record{}, mapErr("claim", req.Job, req.Period, err)
+		}
+		if err := ledgerkit.CheckClockSkew(req, now); err != nil {
+			return dstsafe.Record{}, err
+		}
+		r, inserted, err := l.insertOrGet(ctx, req, lease, now)
 		if err != nil {
 			return dstsafe.Record{}, mapErr("claim", req.Job, req.Period, err)
 		}
@@ -295,12 +331,11 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 			continue // the winner's transaction rolled back: insert again
 		}
 		stored := r.State
-		r.State = r.StateAt(l.now())
+		r.State = r.StateAt(now)
 		last = r
 		if !req.Retry.Allows(r) {
 			return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: r}
 		}
-		now := l.now()
 		r, err = l.one(ctx, l.sql.takeover, []any{
 			req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease)),
 			r.Token, statusText(stored), l.timeArg(r.LeaseUntil), req.Schedule})
@@ -322,8 +357,7 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 // insertOrGet inserts a new running record for req, or returns the stored
 // record that prevented it (State as stored), or a zero Record if there is
 // none after all (a conflicting insert rolled back).
-func (l *Ledger) insertOrGet(ctx context.Context, req dstsafe.ClaimRequest, lease time.Duration) (r dstsafe.Record, inserted bool, err error) {
-	now := l.now()
+func (l *Ledger) insertOrGet(ctx context.Context, req dstsafe.ClaimRequest, lease time.Duration, now time.Time) (r dstsafe.Record, inserted bool, err error) {
 	args := []any{req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease)), req.Schedule}
 	if l.dialect == PostgreSQL {
 		// One round trip: the CTE inserts, the other branch reads a row
@@ -355,7 +389,11 @@ func (l *Ledger) Heartbeat(ctx context.Context, job, period string, token int64,
 	if err != nil {
 		return dstsafe.Record{}, err
 	}
-	r, err := l.one(ctx, l.sql.heartbeat, []any{job, period, token, l.timeArg(l.now().Add(lease))})
+	now, err := l.now(ctx)
+	if err != nil {
+		return dstsafe.Record{}, mapErr("heartbeat", job, period, err)
+	}
+	r, err := l.one(ctx, l.sql.heartbeat, []any{job, period, token, l.timeArg(now.Add(lease))})
 	if errors.Is(err, sql.ErrNoRows) {
 		return dstsafe.Record{}, l.lost(ctx, "heartbeat", job, period, token)
 	}
@@ -372,8 +410,12 @@ func (l *Ledger) Finish(ctx context.Context, job, period string, token int64, st
 	if err != nil {
 		return dstsafe.Record{}, err
 	}
+	now, err := l.now(ctx)
+	if err != nil {
+		return dstsafe.Record{}, mapErr("finish", job, period, err)
+	}
 	r, err := l.one(ctx, l.sql.finish, []any{job, period, token,
-		statusText(state), l.timeArg(l.now()), reason})
+		statusText(state), l.timeArg(now), reason})
 	if errors.Is(err, sql.ErrNoRows) {
 		return dstsafe.Record{}, l.lost(ctx, "finish", job, period, token)
 	}
@@ -404,6 +446,10 @@ func (l *Ledger) Get(ctx context.Context, job, period string) (dstsafe.Record, e
 // clock), or the ErrNotFound error; op names the operation in other
 // errors. Get and Release's recheck share it.
 func (l *Ledger) current(ctx context.Context, op, job, period string) (dstsafe.Record, error) {
+	now, err := l.now(ctx)
+	if err != nil {
+		return dstsafe.Record{}, mapErr(op, job, period, err)
+	}
 	r, err := l.one(ctx, l.sql.get, []any{job, period})
 	if errors.Is(err, sql.ErrNoRows) {
 		return dstsafe.Record{}, ledgerkit.NotFound(job, period)
@@ -411,7 +457,7 @@ func (l *Ledger) current(ctx context.Context, op, job, period string) (dstsafe.R
 	if err != nil {
 		return dstsafe.Record{}, mapErr(op, job, period, err)
 	}
-	r.State = r.StateAt(l.now())
+	r.State = r.StateAt(now)
 	return r, nil
 }
 
@@ -432,10 +478,11 @@ func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Reco
 	case to != "":
 		q, args = l.sql.list[2], append(args, to)
 	}
-	var (
-		rows *sql.Rows
-		err  error
-	)
+	now, err := l.now(ctx)
+	if err != nil {
+		return nil, mapErr("list", job, from+".."+to, err)
+	}
+	var rows *sql.Rows
 	if st, ok := l.prepared(ctx, q); ok {
 		rows, err = st.QueryContext(ctx, args...)
 	} else {
@@ -445,7 +492,6 @@ func (l *Ledger) List(ctx context.Context, job, from, to string) ([]dstsafe.Reco
 		return nil, mapErr("list", job, from+".."+to, err)
 	}
 	defer rows.Close()
-	now := l.now()
 	out := []dstsafe.Record{}
 	for rows.Next() {
 		r, err := l.scan(rows)

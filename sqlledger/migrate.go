@@ -109,7 +109,11 @@ func (l *Ledger) Migrate(ctx context.Context) (err error) {
 				return fail(fmt.Sprintf("version %d (%s)", m.version, m.about), err)
 			}
 		}
-		if _, err := conn.ExecContext(ctx, insert, m.version, m.about, l.timeArg(l.now())); err != nil {
+		now, err := l.nowOn(ctx, conn)
+		if err != nil {
+			return fail(fmt.Sprintf("record version %d", m.version), err)
+		}
+		if _, err := conn.ExecContext(ctx, insert, m.version, m.about, l.timeArg(now)); err != nil {
 			return fail(fmt.Sprintf("record version %d", m.version), err)
 		}
 	}

@@ -73,8 +73,13 @@ func WithTable(name string) Option { return option(func(c *config.Config) { c.Ta
 // needed for drivers the detection does not know. Defaults to DetectDialect.
 func WithDialect(d Dialect) Option { return option(func(c *config.Config) { c.Dialect = int(d) }) }
 
-// WithClock sets the clock leases are measured by and instants taken
-// from. Defaults to clockwork.NewRealClock(), also when clock is nil. Give
-// every process sharing a database a clock that agrees with the others: a
-// lease is compared with the reader's clock.
+// WithClock makes the Ledger judge time by clock instead of the
+// database's: it stamps claims, heartbeats, finishes and pauses, decides
+// whether a lease is over, and is what ClaimRequest.Now is checked
+// against. For tests and simulation (a *clockwork.FakeClock drives lease
+// expiry); production uses the database's clock, which every replica
+// shares: PostgreSQL's clock_timestamp(), or for SQLite the host's clock.
+// Defaults to the database's clock, also when clock is nil. Never give
+// replicas sharing a database their own real clocks: a lease would then be
+// judged by the clock of whoever reads it.
 func WithClock(clock dstsafe.Clock) Option { return option(func(c *config.Config) { c.Clock = clock }) }

@@ -12,6 +12,7 @@ type queries struct {
 	list                                                                       [4]string // no bound, from, to, both
 	release                                                                    string
 	getPause, pause, resume                                                    string
+	jobs                                                                       string
 }
 
 const cols = `job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason,
@@ -97,6 +98,18 @@ RETURNING ` + pauseCols
 	q.resume = `UPDATE ` + p + ` SET paused = false, changed_by = $2, reason = $3, since = $4
 WHERE job_name = $1 AND paused = true
 RETURNING ` + pauseCols
+	// The jobs the ledger knows: a loose index scan of the primary key
+	// (each step one MIN seek past the previous job, so the cost grows
+	// with the jobs, not the periods: neither PostgreSQL before 18 nor
+	// SQLite skips through an index for DISTINCT), and the pause rows.
+	q.jobs = `WITH RECURSIVE j(name) AS (
+    SELECT MIN(job_name) FROM ` + t + `
+    UNION ALL
+    SELECT (SELECT MIN(job_name) FROM ` + t + ` WHERE job_name > j.name) FROM j WHERE j.name IS NOT NULL
+)
+SELECT name FROM j WHERE name IS NOT NULL
+UNION
+SELECT job_name FROM ` + p
 	if d == SQLite {
 		// SQLite numbers parameters ?NNN; $NNN would be a named parameter.
 		for _, s := range []*string{&q.insert, &q.get, &q.takeover, &q.heartbeat, &q.finish, &q.list[0], &q.list[1], &q.list[2], &q.list[3],

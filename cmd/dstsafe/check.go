@@ -28,6 +28,19 @@ billing, and fails (exit 1) when it finds one, printing file:line: message:
     under CRON_TZ=, a Kubernetes CronJob with spec.timeZone, or a systemd
     .timer OnCalendar= with a zone, at a fixed time that a transition of
     that zone skips or repeats (in the year of --from and the two after);
+  - an AWS EventBridge Scheduler cron(...) ScheduleExpression with a
+    ScheduleExpressionTimezone (YAML, JSON, CloudFormation
+    AWS::Scheduler::Schedule, Terraform aws_scheduler_schedule): AWS
+    skips a run whose time the spring-forward day does not have (an
+    error) and runs a repeated time once (a note); EventBridge rules run
+    in UTC and are never a finding;
+  - a cron with a zone in Terraform/HCL (google_cloud_scheduler_job
+    schedule + time_zone, a Nomad periodic cron + time_zone) and in shell
+    scripts (aws scheduler create-schedule, gcloud scheduler jobs create);
+  - an Airflow DAG file's schedule= / schedule_interval= cron with a
+    pendulum zone on start_date, or a CronTriggerTimetable /
+    CronDataIntervalTimetable with timezone=, at a fixed time inside a
+    transition window (read with regular expressions, not as Python);
   - a CRON_TZ= or TZ= prefix inside a Kubernetes CronJob's spec.schedule,
     which Kubernetes never supported (recent releases' API validation
     rejects it): the zone belongs in spec.timeZone;
@@ -44,7 +57,13 @@ YAML is parsed as YAML (multi-document, flow style, anchors and merge
 keys). Directories are walked; .git, vendor, node_modules and testdata are
 skipped unless named. Files are recognised by name: Dockerfile*,
 Containerfile, *.yaml, *.yml, *.json, .env, *.env, .env.*, crontab,
-*.crontab, *.cron, cron.d/*, *.timer.
+*.crontab, *.cron, cron.d/*, *.timer, *.tf, *.hcl, *.nomad, *.sh,
+*.py (Airflow DAGs).
+
+A Kubernetes CronJob whose schedule is at risk, or that has no
+spec.timeZone, is told how to wrap its container's command so each
+period runs once: dstsafe exec --ledger URL --job NAME --schedule
+'CRON_TZ=Zone M H * * *' -- CMD...
 
 Flags:
   --from T            reference instant for the transition window (RFC
@@ -217,8 +236,9 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-// kindOf says how to read a file, by its name: "docker", "yaml" (also
-// JSON), "env", "crontab", "timer", or "" to ignore it.
+// kindOf says how to read a file, by its name: "docker", "yaml", "json",
+// "env", "crontab", "timer", "hcl" (Terraform, Nomad), "shell", "airflow"
+// (a Python file, read only when it imports airflow), or "" to ignore it.
 func kindOf(path string) string {
 	base := filepath.Base(path)
 	lower := strings.ToLower(base)
@@ -235,6 +255,12 @@ func kindOf(path string) string {
 		return "yaml"
 	case strings.HasSuffix(lower, ".json"):
 		return "json"
+	case strings.HasSuffix(lower, ".tf"), strings.HasSuffix(lower, ".hcl"), strings.HasSuffix(lower, ".nomad"):
+		return "hcl"
+	case strings.HasSuffix(lower, ".sh"):
+		return "shell"
+	case strings.HasSuffix(lower, ".py"):
+		return "airflow"
 	}
 	return ""
 }
@@ -262,6 +288,12 @@ func (ck *checker) file(name, kind string, data []byte) {
 		ck.envFile(name, string(data))
 	case "json":
 		ck.jsonFile(name, data)
+	case "hcl":
+		ck.hcl(name, string(data))
+	case "shell":
+		ck.shell(name, string(data))
+	case "airflow":
+		ck.airflow(name, string(data))
 	default:
 		ck.yamlFile(name, data)
 	}
@@ -277,7 +309,7 @@ func isUTC(zone string) bool { return utcNames[strings.ToLower(strings.TrimPrefi
 const (
 	tzMsg        = "TZ=%s puts the process's local time in a zone other than UTC, so wall-clock logic and zone-less cron specs in it repeat or skip times when the zone changes offset; set TZ=UTC and name zones explicitly in schedules (CRON_TZ=Zone)"
 	localtimeMsg = "/etc/localtime set to %s puts the container's local time in a zone other than UTC, so wall-clock logic in it repeats or skips times; leave it UTC and name zones explicitly in schedules (CRON_TZ=Zone)"
-	windowMsg    = "schedule %q in %s is a fixed time inside a transition window (%s), so it runs twice, an hour off or not at all depending on the scheduler; move it outside the window or schedule it in UTC"
+	windowMsg    = "schedule %q in %s is a fixed time inside a transition window (%s), so it runs twice, %s off or not at all depending on the scheduler; move it outside the window or schedule it in UTC"
 	zoneMsg      = "zone %q is not in the tz database, so the schedule will not run; use an IANA name such as America/Chicago or Etc/UTC"
 )
 
@@ -308,6 +340,12 @@ func (ck *checker) window(file string, line, col int, spec, zone string, opts ..
 // windowAs is window for a spec shown to the reader as display (a systemd
 // calendar event, say).
 func (ck *checker) windowAs(file string, line, col int, spec, display, zone string, opts ...dstsafe.CronOption) {
+	ck.windowHint(file, line, col, spec, display, zone, "", opts...)
+}
+
+// windowHint is windowAs with a suffix to the message (a command to run
+// the job with, say).
+func (ck *checker) windowHint(file string, line, col int, spec, display, zone, suffix string, opts ...dstsafe.CronOption) {
 	if zone == "" || isUTC(zone) {
 		return
 	}
@@ -322,7 +360,7 @@ func (ck *checker) windowAs(file string, line, col int, spec, display, zone stri
 	if len(risks) == 0 {
 		return
 	}
-	ck.add(file, line, col, "window", levelError, windowMsg, display, zone, risks[0])
+	ck.add(file, line, col, "window", levelError, windowMsg+suffix, display, zone, risks[0], risks[0].Shift())
 }
 
 // loadZone loads a zone a file names, or reports it unknown.

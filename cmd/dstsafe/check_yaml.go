@@ -81,7 +81,7 @@ func (ck *checker) document(name string, root *yaml.Node) {
 			return
 		}
 	case scalar(get(root, "kind")) == "CronJob" && strings.HasPrefix(scalar(get(root, "apiVersion")), "batch/"):
-		ck.cronJob(name, get(root, "spec"), skip)
+		ck.cronJob(name, root, skip)
 	case get(root, "on") != nil && get(root, "jobs") != nil:
 		// GitHub Actions: on.schedule crons run in UTC, always.
 		if sched := resolve(get(resolve(get(root, "on")), "schedule")); sched != nil {
@@ -92,8 +92,8 @@ func (ck *checker) document(name string, root *yaml.Node) {
 }
 
 // cronJob checks a Kubernetes CronJob's spec.schedule and spec.timeZone.
-func (ck *checker) cronJob(name string, spec *yaml.Node, skip map[*yaml.Node]bool) {
-	spec = resolve(spec)
+func (ck *checker) cronJob(name string, root *yaml.Node, skip map[*yaml.Node]bool) {
+	spec := resolve(get(root, "spec"))
 	sched := resolve(get(spec, "schedule"))
 	if sched == nil || sched.Kind != yaml.ScalarNode {
 		return
@@ -105,7 +105,7 @@ func (ck *checker) cronJob(name string, spec *yaml.Node, skip map[*yaml.Node]boo
 	}
 	tz := resolve(get(spec, "timeZone"))
 	if tz == nil || tz.Kind != yaml.ScalarNode {
-		ck.add(name, sched.Line, sched.Column, "k8s-no-timezone", levelNote, k8sNoTimeZoneMsg)
+		ck.add(name, sched.Line, sched.Column, "k8s-no-timezone", levelNote, k8sNoTimeZoneMsg+"; to follow a local zone and run each period once, set spec.timeZone and wrap the container's command: %s", k8sExecHint(root, sched.Value, ""))
 		return
 	}
 	skip[tz] = true
@@ -113,7 +113,9 @@ func (ck *checker) cronJob(name string, spec *yaml.Node, skip map[*yaml.Node]boo
 	if !ok {
 		return
 	}
-	ck.window(name, sched.Line, sched.Column, sched.Value, tz.Value, dstsafe.WithLocation(loc))
+	ck.windowHint(name, sched.Line, sched.Column, sched.Value, sched.Value, tz.Value,
+		"; or keep the local time and run each period once: wrap the container's command with "+strings.ReplaceAll(k8sExecHint(root, sched.Value, tz.Value), "%", "%%"),
+		dstsafe.WithLocation(loc))
 }
 
 // walk visits every node once (aliases lead back to their anchors):
@@ -138,6 +140,7 @@ func (ck *checker) walk(name string, n *yaml.Node, skip, seen map[*yaml.Node]boo
 			ck.walk(name, c, skip, seen)
 		}
 	case yaml.MappingNode:
+		ck.eventBridge(name, n)
 		kvs := entries(n)
 		if strings.EqualFold(scalar(get(n, "name")), "TZ") {
 			if v := resolve(get(n, "value")); v != nil && v.Kind == yaml.ScalarNode {
@@ -146,7 +149,8 @@ func (ck *checker) walk(name string, n *yaml.Node, skip, seen map[*yaml.Node]boo
 		}
 		hasSpec := false
 		for _, kv := range kvs {
-			hasSpec = hasSpec || scheduleKeys[strings.ToLower(kv.key)] && kv.value.Kind == yaml.ScalarNode && looksLikeCron(kv.value.Value)
+			hasSpec = hasSpec || scheduleKeys[strings.ToLower(kv.key)] && kv.value.Kind == yaml.ScalarNode && looksLikeCron(kv.value.Value) ||
+				len(cronList(kv)) > 0
 		}
 		zone := ""
 		for _, kv := range kvs {
@@ -165,6 +169,10 @@ func (ck *checker) walk(name string, n *yaml.Node, skip, seen map[*yaml.Node]boo
 				ck.tz(name, v.Line, v.Column, v.Value)
 			case scheduleKeys[strings.ToLower(kv.key)] && v.Kind == yaml.ScalarNode && looksLikeCron(v.Value):
 				ck.spec(name, v, zone)
+			default:
+				for _, item := range cronList(kv) {
+					ck.spec(name, item, zone)
+				}
 			}
 			ck.walk(name, v, skip, seen)
 		}
@@ -186,6 +194,21 @@ func (ck *checker) spec(name string, v *yaml.Node, docZone string) {
 		return // reported where the zone is written
 	}
 	ck.window(name, v.Line, v.Column, v.Value, docZone, dstsafe.WithLocation(loc))
+}
+
+// cronList returns the cron specs of a schedules: list (an Argo
+// CronWorkflow's spec.schedules).
+func cronList(kv keyValue) []*yaml.Node {
+	if !strings.EqualFold(kv.key, "schedules") || kv.value.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []*yaml.Node
+	for _, it := range kv.value.Content {
+		if it = resolve(it); it.Kind == yaml.ScalarNode && looksLikeCron(it.Value) {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 type keyValue struct {

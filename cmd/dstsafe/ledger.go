@@ -12,13 +12,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/dstsafe/dstsafe"
 )
 
 var ledgerCmd = &command{
 	name:    "ledger",
-	summary: "operate jobs in a ledger: list, show, retry, skip, pause, resume",
+	summary: "operate jobs in a ledger: jobs, list, show, retry, skip, pause, resume, audit",
 	usage: `Usage: dstsafe ledger list|show|retry|skip|pause|resume JOB [PERIOD] (--sqlite PATH | --postgres DSN | --redis ADDR) [--json]
+       dstsafe ledger jobs (--sqlite PATH | --postgres DSN | --redis ADDR) [--json]
+       dstsafe ledger audit --job JOB --schedule SPEC --from D --to D (--sqlite PATH | ...) [--json]
 
 Reads and changes what a dstsafe ledger records about a job's periods,
 on the SQLite file, PostgreSQL database or Redis server its services
@@ -26,6 +30,8 @@ share. Every decision is stored in the ledger, so every replica obeys it
 and a restart does not forget it; it is recorded with who made it (--by)
 and, for retry, skip and pause, why (--reason, required).
 
+  jobs          the jobs the ledger knows (a record or a pause state):
+                periods, the latest period and its state, pause state
   list JOB      the job's periods, failed and abandoned first, then the
                 others by period; with its pause state
   show JOB PERIOD
@@ -41,8 +47,21 @@ and, for retry, skip and pause, why (--reason, required).
                 abandoned one released, taken over and finished skipped;
                 refused for running and succeeded ones
   pause JOB     pause the job on every replica (its periods due while
-                paused are skipped) until resume
+                paused are skipped) until resume; --force pauses a job
+                the ledger does not know yet (not deployed yet)
   resume JOB    resume it
+  audit         every period of --schedule due in [--from, --to) (and
+                before now) without a succeeded record: missing (no
+                record), failed, abandoned, running, skipped (by whom,
+                why); exit 1 when one is missing, failed or abandoned
+
+A JOB the ledger has no record and no pause state for is refused (exit
+1) with the closest known name: a typo is never read as "no periods".
+
+A pause or resume is stamped with the store's clock (PostgreSQL's
+clock_timestamp(), Redis's TIME, the SQLite file's host), never this
+host's: schedulers skip as paused the periods due before a resume's
+instant, so a CLI clock running ahead would skip real periods.
 
 Periods are the ledger's keys, as the scheduler wrote them: the nominal
 period (2024-11-03, or 2024-11-03T01:30:00 by wall reading), never the
@@ -63,6 +82,16 @@ Flags:
                     abandoned, skipped)
   --from DATE       list: periods from this civil date (YYYY-MM-DD)
   --to DATE         list: periods up to this civil date, included
+  --force           pause: pause a job the ledger does not know
+  --job JOB         audit: the job
+  --schedule SPEC   audit: its cron spec, as the service gives it
+  --from/--to D     audit: the range, from included, to excluded: a
+                    civil date (local midnight in the spec's zone), an
+                    RFC 3339 instant or a wall time
+  --key wall|date   audit: how the job keys periods (default wall;
+                    date for WithPeriodKey(ByDate))
+  --fold P, --gap P, --seconds
+                    audit: the spec's policies, as for dstsafe next
   --json            JSON output
 
 Examples:
@@ -71,9 +100,13 @@ Examples:
   dstsafe ledger retry billing 2024-11-03 --reason 'card processor back' --redis 127.0.0.1:6379
   dstsafe ledger skip billing 2024-11-03 --reason 'charged by hand' --sqlite ledger.db
   dstsafe ledger pause billing --reason 'incident 42' --sqlite ledger.db
+  dstsafe ledger jobs --sqlite ledger.db
+  dstsafe ledger audit --job billing --schedule 'CRON_TZ=America/Chicago 30 1 * * *' --key date \
+      --from 2024-11-01 --to 2024-12-01 --sqlite ledger.db
 
-Exit status: 0 done (or nothing to change); 1 the ledger refused: no
-record to show, or a period that may not be retried or skipped; 2 bad
+Exit status: 0 done (or nothing to change); 1 the ledger refused: an
+unknown job, no record to show, a period that may not be retried or
+skipped, or an audit that found periods missing, failed or abandoned; 2 bad
 arguments, or a ledger that cannot be opened or read.
 `,
 	run: runLedger,
@@ -86,25 +119,34 @@ type ledgerFlags struct {
 	migrate                 bool
 	by, reason              string
 	state, from, to         string
+	force                   bool
+	job, schedule           string
+	sched                   *scheduleFlags
+	key                     string
+	audit                   *auditSpec    // audit's, parsed before the ledger is opened
+	asOf                    time.Time     // when set, the ledger's clock reads it (storeNow)
+	redisClient             *redis.Client // a --redis ledger's client
 }
 
 // subcommand says what a ledger subcommand takes.
 type subcommand struct {
-	periodArg bool     // JOB PERIOD, else JOB
-	flags     []string // the flags it takes besides the backend's and --json
-	run       func(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, period string) error
+	args  int      // 0: none, 1: JOB, 2: JOB PERIOD
+	flags []string // the flags it takes besides the backend's and --json
+	run   func(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, period string) error
 }
 
 var subcommands = map[string]subcommand{
-	"list":   {false, []string{"state", "from", "to"}, ledgerList},
-	"show":   {true, nil, ledgerShow},
-	"retry":  {true, []string{"by", "reason"}, ledgerRetry},
-	"skip":   {true, []string{"by", "reason"}, ledgerSkip},
-	"pause":  {false, []string{"by", "reason"}, ledgerPause},
-	"resume": {false, []string{"by", "reason"}, ledgerResume},
+	"jobs":   {0, nil, ledgerJobs},
+	"list":   {1, []string{"state", "from", "to"}, ledgerList},
+	"show":   {2, nil, ledgerShow},
+	"retry":  {2, []string{"by", "reason"}, ledgerRetry},
+	"skip":   {2, []string{"by", "reason"}, ledgerSkip},
+	"pause":  {1, []string{"by", "reason", "force"}, ledgerPause},
+	"resume": {1, []string{"by", "reason"}, ledgerResume},
+	"audit":  {0, []string{"job", "schedule", "from", "to", "fold", "gap", "seconds", "key"}, ledgerAudit},
 }
 
-const subcommandNames = "list, show, retry, skip, pause, resume"
+const subcommandNames = "jobs, list, show, retry, skip, pause, resume, audit"
 
 func runLedger(c *cmdContext, args []string) error {
 	f := &ledgerFlags{}
@@ -117,12 +159,17 @@ func runLedger(c *cmdContext, args []string) error {
 	c.fs.StringVar(&f.by, "by", "", "")
 	c.fs.StringVar(&f.reason, "reason", "", "")
 	c.fs.StringVar(&f.state, "state", "", "")
-	c.fs.StringVar(&f.from, "from", "", "")
 	c.fs.StringVar(&f.to, "to", "", "")
+	c.fs.BoolVar(&f.force, "force", false, "")
+	c.fs.StringVar(&f.job, "job", "", "")
+	c.fs.StringVar(&f.schedule, "schedule", "", "")
+	c.fs.StringVar(&f.key, "key", "wall", "")
+	f.sched = c.scheduleFlags(true) // --from (shared with list), --fold, --gap, --seconds
 	pos, err := c.parse(args, 0, 3)
 	if err != nil {
 		return err
 	}
+	f.from = f.sched.from
 	if len(pos) == 0 {
 		return usagef("missing subcommand: want one of %s", subcommandNames)
 	}
@@ -130,12 +177,9 @@ func runLedger(c *cmdContext, args []string) error {
 	if !ok {
 		return usagef("unknown subcommand %q: want one of %s", pos[0], subcommandNames)
 	}
-	want := 2
-	if sub.periodArg {
-		want = 3
-	}
+	want := 1 + sub.args
 	switch {
-	case len(pos) < 2:
+	case len(pos) < want && len(pos) < 2:
 		return usagef("%s: missing JOB", pos[0])
 	case len(pos) < want:
 		return usagef("%s: missing PERIOD", pos[0])
@@ -162,9 +206,18 @@ func runLedger(c *cmdContext, args []string) error {
 	if slices.Contains(sub.flags, "reason") && pos[0] != "resume" && strings.TrimSpace(f.reason) == "" {
 		return usagef("%s: missing --reason: say why, it is recorded with the decision", pos[0])
 	}
-	job, period := pos[1], ""
-	if sub.periodArg {
+	var job, period string
+	if sub.args >= 1 {
+		job = pos[1]
+	}
+	if sub.args == 2 {
 		period = pos[2]
+	}
+	if pos[0] == "audit" {
+		if f.audit, err = parseAudit(c, f); err != nil {
+			return err
+		}
+		job = f.job
 	}
 	ctx := context.Background()
 	l, closeLedger, err := openLedger(ctx, c, f)
@@ -172,6 +225,11 @@ func runLedger(c *cmdContext, args []string) error {
 		return err
 	}
 	defer closeLedger()
+	if job != "" && !(pos[0] == "pause" && f.force) {
+		if err := requireKnown(c, l, job, pos[0]); err != nil {
+			return err
+		}
+	}
 	return sub.run(c, l, f, job, period)
 }
 
@@ -477,20 +535,27 @@ func skipRefused(c *cmdContext, job, period string, err error) error {
 }
 
 func ledgerPause(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ string) error {
-	return setPause(c, l, job, dstsafe.Pause{Paused: true, By: f.by, Reason: f.reason})
+	return setPause(c, l, f, job, dstsafe.Pause{Paused: true, By: f.by, Reason: f.reason})
 }
 
 func ledgerResume(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ string) error {
-	return setPause(c, l, job, dstsafe.Pause{By: f.by, Reason: f.reason})
+	return setPause(c, l, f, job, dstsafe.Pause{By: f.by, Reason: f.reason})
 }
 
-func setPause(c *cmdContext, l dstsafe.ControlLedger, job string, p dstsafe.Pause) error {
+func setPause(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job string, p dstsafe.Pause) error {
 	ctx := context.Background()
 	before, err := l.GetPause(ctx, job)
 	if err != nil {
 		return err
 	}
+	// Since, the instant schedulers compare due periods with, is the
+	// store's now, never this host's: a clock running ahead here would
+	// skip real periods as paused after a resume.
+	if f.asOf, err = storeNow(ctx, l, f); err != nil {
+		return err
+	}
 	after, err := l.SetPause(ctx, job, p)
+	f.asOf = time.Time{}
 	if err != nil {
 		return err
 	}

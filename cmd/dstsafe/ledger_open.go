@@ -36,7 +36,12 @@ func openLedger(ctx context.Context, c *cmdContext, f *ledgerFlags) (dstsafe.Con
 	default:
 		return nil, nil, usagef("give one of --sqlite, --postgres and --redis, not %d", named)
 	}
-	clock := cliClock{c.now}
+	clock := cliClock{func() time.Time {
+		if !f.asOf.IsZero() { // a pause or resume, as of the store's now (ledger_pause.go)
+			return f.asOf
+		}
+		return c.now()
+	}}
 	if f.redis != "" {
 		if f.table != "" {
 			return nil, nil, usagef("--table is for --sqlite and --postgres; a Redis ledger takes --prefix")
@@ -130,6 +135,7 @@ func openRedis(ctx context.Context, f *ledgerFlags, clock dstsafe.Clock) (dstsaf
 		client.Close()
 		return nil, nil, fmt.Errorf("redis at %s: %w", f.redis, err)
 	}
+	f.redisClient = client
 	opts := []redisledger.Option{redisledger.WithClock(clock)}
 	if f.prefix != "" {
 		opts = append(opts, redisledger.WithKeyPrefix(f.prefix))

@@ -137,7 +137,42 @@ var ledgerCases = []struct {
 	// The fall-back night and the day before, both dates included.
 	{"ledger_list_range", []string{"ledger", "list", "billing", "--sqlite", "$DB", "--from", "2024-11-02", "--to", "2024-11-03"}, 0},
 	{"ledger_list_paused", []string{"ledger", "list", "report", "--sqlite", "$DB"}, 0},
-	{"ledger_list_unknown_job", []string{"ledger", "list", "payroll", "--sqlite", "$DB"}, 0},
+	// A job the ledger never saw is refused, with the closest known name
+	// when there is one: a typo never reads as "no periods".
+	{"ledger_list_unknown_job", []string{"ledger", "list", "payroll", "--sqlite", "$DB"}, 1},
+	{"ledger_list_typo", []string{"ledger", "list", "billng", "--sqlite", "$DB"}, 1},
+	{"ledger_show_unknown_job", []string{"ledger", "show", "biling", "2024-11-02", "--sqlite", "$DB"}, 1},
+	{"ledger_retry_unknown_job", []string{"ledger", "retry", "Billing", "2024-11-02", "--reason", "again", "--by", "ops@bastion", "--sqlite", "$DB"}, 1},
+	{"ledger_skip_unknown_job", []string{"ledger", "skip", "reports", "2024-11-02", "--reason", "again", "--by", "ops@bastion", "--sqlite", "$DB"}, 1},
+	{"ledger_pause_unknown_job", []string{"ledger", "pause", "nosuchjob", "--reason", "incident 42", "--by", "ops@bastion", "--sqlite", "$DB"}, 1},
+	{"ledger_resume_unknown_job", []string{"ledger", "resume", "reprot", "--by", "ops@bastion", "--sqlite", "$DB"}, 1},
+	// --force: an operator pauses a job before its first deploy.
+	{"ledger_pause_force", []string{"ledger", "pause", "payroll", "--force", "--reason", "not live until the audit", "--by", "ops@bastion", "--sqlite", "$DB"}, 0},
+	{"ledger_force_not_taken", []string{"ledger", "resume", "payroll", "--force", "--by", "ops@bastion", "--sqlite", "$DB"}, 2},
+	{"ledger_jobs", []string{"ledger", "jobs", "--sqlite", "$DB"}, 0},
+	{"ledger_jobs_json", []string{"ledger", "jobs", "--sqlite", "$DB", "--json"}, 0},
+	{"ledger_jobs_extra_arg", []string{"ledger", "jobs", "billing", "--sqlite", "$DB"}, 2},
+	// The fixture's billing job, 01:30 Chicago keyed by date, from the
+	// 10-29 to the 11-05 (excluded): 10-29 has no record (missing),
+	// 10-30 was skipped by the catch-up, 11-02 failed, 11-03's holder
+	// died (abandoned), 11-04 is running; 10-31 and 11-01 succeeded.
+	{"ledger_audit", []string{"ledger", "audit", "--job", "billing", "--schedule", "CRON_TZ=America/Chicago 30 1 * * *", "--key", "date",
+		"--from", "2024-10-29", "--to", "2024-11-05", "--sqlite", "$DB"}, 1},
+	{"ledger_audit_json", []string{"ledger", "audit", "--job", "billing", "--schedule", "CRON_TZ=America/Chicago 30 1 * * *", "--key", "date",
+		"--from", "2024-10-29", "--to", "2024-11-05", "--sqlite", "$DB", "--json"}, 1},
+	// 10-31 and 11-01 only: complete. The range runs past now (11-04
+	// 12:00Z): the 11-05 and later periods are not due, not missing.
+	{"ledger_audit_complete", []string{"ledger", "audit", "--job", "billing", "--schedule", "CRON_TZ=America/Chicago 30 1 * * *", "--key", "date",
+		"--from", "2024-10-31", "--to", "2024-11-02", "--sqlite", "$DB"}, 0},
+	{"ledger_audit_not_due", []string{"ledger", "audit", "--job", "report", "--schedule", "CRON_TZ=America/Chicago 0 2 * * *",
+		"--from", "2024-11-03", "--to", "2024-11-08", "--sqlite", "$DB"}, 1},
+	{"ledger_audit_unknown_job", []string{"ledger", "audit", "--job", "biling", "--schedule", "CRON_TZ=America/Chicago 30 1 * * *",
+		"--from", "2024-10-29", "--to", "2024-11-05", "--sqlite", "$DB"}, 1},
+	{"ledger_audit_no_schedule", []string{"ledger", "audit", "--job", "billing", "--from", "2024-10-29", "--to", "2024-11-05", "--sqlite", "$DB"}, 2},
+	{"ledger_audit_bad_key", []string{"ledger", "audit", "--job", "billing", "--schedule", "30 1 * * *", "--key", "day",
+		"--from", "2024-10-29", "--to", "2024-11-05", "--sqlite", "$DB"}, 2},
+	{"ledger_audit_bad_range", []string{"ledger", "audit", "--job", "billing", "--schedule", "30 1 * * *",
+		"--from", "2024-11-05", "--to", "2024-11-05", "--sqlite", "$DB"}, 2},
 	{"ledger_list_bad_state", []string{"ledger", "list", "billing", "--sqlite", "$DB", "--state", "done"}, 2},
 	{"ledger_list_bad_range", []string{"ledger", "list", "billing", "--sqlite", "$DB", "--from", "2024-11-04", "--to", "2024-11-03"}, 2},
 	{"ledger_show", []string{"ledger", "show", "billing", "2024-11-02", "--sqlite", "$DB"}, 0},
@@ -159,7 +194,7 @@ var ledgerCases = []struct {
 	{"ledger_pause", []string{"ledger", "pause", "billing", "--reason", "incident 42: double charges", "--by", "ops@bastion", "--sqlite", "$DB"}, 0},
 	{"ledger_pause_paused", []string{"ledger", "pause", "report", "--reason", "again", "--by", "ops@bastion", "--sqlite", "$DB"}, 0},
 	{"ledger_pause_no_reason", []string{"ledger", "pause", "billing", "--by", "ops@bastion", "--sqlite", "$DB"}, 2},
-	{"ledger_resume_json", []string{"ledger", "resume", "report", "--by", "ops@bastion", "--sqlite", "$DB", "--json"}, 0},
+	{"ledger_resume", []string{"ledger", "resume", "report", "--by", "ops@bastion", "--sqlite", "$DB"}, 0},
 	{"ledger_resume_running", []string{"ledger", "resume", "billing", "--by", "ops@bastion", "--sqlite", "$DB"}, 0},
 	{"ledger_no_backend", []string{"ledger", "list", "billing"}, 2},
 	{"ledger_two_backends", []string{"ledger", "list", "billing", "--sqlite", "$DB", "--redis", "127.0.0.1:6379"}, 2},
@@ -255,9 +290,14 @@ func TestLedgerCommandsChangeTheLedger(t *testing.T) {
 	})
 	t.Run("pause and resume", func(t *testing.T) {
 		db := sqliteFixture(t)
+		before := time.Now().Add(-time.Second) // SQLite's 'now' has milliseconds
 		cli(t, "ledger", "pause", "billing", "--reason", "incident 42", "--by", "ops@bastion", "--sqlite", db)
+		after := time.Now()
 		l := openSQLite(t, db)
-		if p, err := l.GetPause(ctx, "billing"); err != nil || !p.Paused || p.By != "ops@bastion" || p.Reason != "incident 42" || !p.Since.Equal(ledgerNow) {
+		// Since is the store's clock (this host's, as SQLite reads it),
+		// not the CLI's (ledgerNow): see TestLedgerPauseStoreClock.
+		if p, err := l.GetPause(ctx, "billing"); err != nil || !p.Paused || p.By != "ops@bastion" || p.Reason != "incident 42" ||
+			p.Since.Before(before) || p.Since.After(after) {
 			t.Fatalf("GetPause after pause = %+v, %v", p, err)
 		}
 		cli(t, "ledger", "resume", "billing", "--by", "ops@bastion", "--sqlite", db)
@@ -296,7 +336,7 @@ func TestLedgerMigrateFlag(t *testing.T) {
 	if v, err := openSQLite(t, path).Version(context.Background()); err != nil || v != 0 {
 		t.Fatalf("Version after a list without --migrate = %d, %v; want 0 (untouched)", v, err)
 	}
-	stdout, stderr, code := runCLIAt(ledgerNow, "ledger", "pause", "billing", "--reason", "not live yet", "--by", "ops", "--sqlite", path, "--migrate")
+	stdout, stderr, code := runCLIAt(ledgerNow, "ledger", "pause", "billing", "--force", "--reason", "not live yet", "--by", "ops", "--sqlite", path, "--migrate")
 	if code != 0 {
 		t.Fatalf("pause --migrate: exit %d\n%s%s", code, stdout, stderr)
 	}

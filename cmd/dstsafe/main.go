@@ -8,6 +8,7 @@
 //	dstsafe check PATH... [--format text|json|sarif]
 //	dstsafe tzdiff --from SRC --to SRC SPEC... [--year Y] [--years N]
 //	dstsafe ledger list|show|retry|skip|pause|resume JOB [PERIOD] (--sqlite PATH | --postgres DSN | --redis ADDR)
+//	dstsafe ledger jobs | audit --job JOB --schedule SPEC --from D --to D (--sqlite PATH | ...)
 //
 // Every command takes --json for machine-readable output and --zoneinfo DIR
 // to read zones from DIR instead of the system's tz database (the ZONEINFO
@@ -29,6 +30,8 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // last resort when the host has no tz database
+
+	"github.com/dstsafe/dstsafe"
 )
 
 const (
@@ -236,6 +239,14 @@ func loadZone(arg, name string) (*time.Location, error) {
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
+		// The library's zone errors name the closest tz names ("did you
+		// mean America/Chicago?") and explain fixed offsets: borrow them.
+		var pe *dstsafe.ParseError
+		if !strings.ContainsAny(name, " \t\n\r") {
+			if _, perr := dstsafe.ParseCron("CRON_TZ=" + name + " 0 0 * * *"); errors.As(perr, &pe) && pe.Field == "zone" {
+				return nil, usagef("bad %s %q: %s", arg, name, pe.Reason)
+			}
+		}
 		return nil, usagef("bad %s %q: not a zone in the tz database (want an IANA name such as America/Chicago)", arg, name)
 	}
 	return loc, nil

@@ -76,6 +76,7 @@ var goldenCases = []struct {
 	{"transitions_kolkata_none", []string{"transitions", "Asia/Kolkata", "--year", "2024"}, 0},
 	{"transitions_json", []string{"transitions", "America/Havana", "--year", "2024", "--json"}, 0},
 	{"transitions_bad_zone", []string{"transitions", "Mars/Olympus_Mons"}, 2},
+	{"transitions_misspelt_zone", []string{"transitions", "America/Chicgo"}, 2},
 	{"transitions_bad_year", []string{"transitions", "UTC", "--year", "20x4"}, 2},
 
 	{"resolve_fold", []string{"resolve", "America/Chicago", "2024-11-03T01:30"}, 0},

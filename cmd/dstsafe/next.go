@@ -60,8 +60,8 @@ func (c *cmdContext) scheduleFlags(withPolicies bool) *scheduleFlags {
 }
 
 // parseSchedule parses SPEC and --from with the policy flags.
-func (c *cmdContext) parseSchedule(spec string, f *scheduleFlags) (*dstsafe.Cron, time.Time, error) {
-	var opts []dstsafe.CronOption
+func (c *cmdContext) parseSchedule(spec string, f *scheduleFlags, extra ...dstsafe.CronOption) (*dstsafe.Cron, time.Time, error) {
+	opts := extra
 	if f.fold != "" {
 		var p dstsafe.FoldPolicy
 		if err := p.UnmarshalText([]byte(f.fold)); err != nil {
@@ -203,8 +203,15 @@ func note(cr *dstsafe.Cron, o dstsafe.Occurrence) string {
 	}
 	// Two readings resolving to one instant, or a reading pushed onto an
 	// existing one, leave Wall and the reading of At apart.
-	if got := dstsafe.WallOf(o.At); got != o.Wall {
+	if got := wallOf(o.At); got != o.Wall {
 		return fmt.Sprintf("scheduled for %s", strings.Replace(o.Wall.String(), "T", " ", 1))
 	}
 	return ""
+}
+
+// wallOf returns the wall reading of t in t's location.
+func wallOf(t time.Time) dstsafe.Wall {
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	return dstsafe.Wall{Year: y, Month: mo, Day: d, Hour: h, Minute: mi, Second: s, Nanosecond: t.Nanosecond()}
 }

@@ -27,6 +27,8 @@ var update = flag.Bool("update", false, "rewrite testdata/src/corpus/jobs/jobs.g
 var corpusPackages = []string{
 	"corpus/methods", "corpus/closures", "corpus/config", "corpus/incidents",
 	"corpus/crosspkg/clockutil", "corpus/crosspkg/use", "corpus/jobs",
+	"corpus/zoned", "corpus/tomorrow", "corpus/windows", "corpus/helpers/billclock", "corpus/helpers/loop",
+	"corpus/parsed", "corpus/dedup", "corpus/variants",
 }
 
 // TestCorpus runs every analyzer over the corpus and prints, per analyzer,

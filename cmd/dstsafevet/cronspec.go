@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"strings"
@@ -16,18 +17,29 @@ import (
 
 // CronSpec reports cron spec literals passed to dstsafe.ParseCron,
 // robfig/cron (ParseStandard, Parser.Parse, Cron.AddFunc, Cron.AddJob) or
-// gocron (v2 CronJob, v1 Scheduler.Cron and CronWithSeconds):
+// gocron (v2 CronJob, v1 Scheduler.Cron and CronWithSeconds), and the
+// times of gocron's at-time jobs (v2 NewAtTime in DailyJob, WeeklyJob,
+// MonthlyJob; v1 At("01:30")):
 //
-//   - without a CRON_TZ= or TZ= prefix, since the zone then depends on the
-//     library (dstsafe: UTC; robfig/cron and gocron: the machine's zone);
-//     @every intervals need none.
-//     A dstsafe.ParseCron call with options is assumed to set the zone, and
-//     so is a robfig *cron.Cron built here with cron.New(cron.WithLocation(...)).
-//     The suggested fix prefixes CRON_TZ=UTC;
-//   - with a zone and a fixed time that one of the zone's transitions in
-//     the current year and the two after it skips or repeats
-//     (CRON_TZ=America/Chicago 30 1 * * *);
+//   - without a CRON_TZ= or TZ= prefix and without a scheduler option that
+//     sets the zone, since the zone then depends on the library (dstsafe:
+//     UTC; robfig/cron and gocron: the machine's zone); @every intervals
+//     need none. The suggested fix prefixes CRON_TZ=UTC;
+//   - with a zone, from the prefix or from the scheduler
+//     (cron.New(cron.WithLocation(loc)), gocron.NewScheduler(
+//     gocron.WithLocation(loc)), gocron v1 NewScheduler(loc)), and a fixed
+//     time that one of the zone's transitions in the current year and the
+//     two after it skips or repeats (01:30 in America/Chicago), named with
+//     the window and the real size of the shift (30 minutes in
+//     Australia/Lord_Howe). UTC, fixed zones and zones without DST are
+//     quiet. A location this check cannot name (time.Local, one loaded from
+//     configuration) reports a fixed time at 00:00-03:59, the hours in
+//     which zones with DST change their clocks;
 //   - with a zone the tz database does not know.
+//
+// dstsafe.ParseCron specs are never reported for their window: the dstsafe
+// Scheduler runs a repeated time once and a skipped one at the end of the
+// gap, and claims each period in a ledger (the library's own advice).
 //
 // The spec may be a constant, or a value that only constants flow into:
 // a package variable, a field of a configuration struct set in a
@@ -44,8 +56,10 @@ var CronSpec = newAnalyzer(&analysis.Analyzer{
 const (
 	noZoneMsg = "cronspec: without a zone prefix the spec's zone depends on the library (dstsafe: UTC; robfig/cron and gocron: the machine's local zone); " +
 		"prefix it with CRON_TZ=UTC, or CRON_TZ=Zone for a job that must follow local time"
-	windowMsg = "cronspec: %s in %s is a fixed time inside a transition window (%s), so the job runs twice, an hour off or not at all depending on the library; " +
-		"move it outside the window or schedule it in UTC, and claim each period in a dstsafe.Ledger"
+	windowMsg = "cronspec: %s in %s is a fixed time inside a transition window (%s: %s), so the job runs twice, %s off or not at all depending on the library; " +
+		"move it outside the window, schedule it in UTC, or run it with dstsafe.ParseCron and the dstsafe Scheduler, which claims each period in a dstsafe.Ledger"
+	unknownZoneMsg = "cronspec: %s runs at %s in a zone this check cannot name (time.Local or a location from configuration); zones with DST change their clocks between 00:00 and 04:00, so a fixed time then runs twice or not at all on transition days; " +
+		"name the zone (UTC, or one whose transitions miss the time), or run it with dstsafe.ParseCron and the dstsafe Scheduler"
 	badZoneMsg = "cronspec: zone %q is rejected (%s), so the spec fails to parse at run time; name an IANA zone such as America/Chicago or UTC"
 )
 
@@ -66,25 +80,49 @@ func runCronSpec(pass *analysis.Pass) (any, error) {
 			if fn == nil {
 				return true
 			}
+			if t.checkAtTimes(r, fn, call) {
+				return true
+			}
 			lib, zoneFromOptions := cronLibrary(fn, call)
 			if lib == "" {
 				return true
 			}
+			sz := specZone{lib: lib, fromOptions: zoneFromOptions}
+			var loc ast.Expr
 			switch {
 			case zoneFromOptions:
 			case lib == "robfig/cron":
-				zoneFromOptions = t.robfigWithLocation(call)
+				loc = t.robfigLocation(call)
 			case lib == "gocron":
-				zoneFromOptions = t.gocronWithLocation(call)
+				loc = t.gocronLocation(call)
 			}
+			if loc != nil {
+				sz.fromOptions = true
+				sz.name, sz.known = t.locZone(loc, 0)
+			}
+			sz.gapHandled = lib == "gocron" && t.gocronGapPolicy(call)
 			for _, src := range t.specSources(call.Args[0], 0) {
 				spec, _ := constString(pass, src)
-				checkSpec(r, src, spec, zoneFromOptions)
+				checkSpec(r, src, spec, sz)
 			}
 			return true
 		})
 	}
 	return nil, nil
+}
+
+// specZone says where a spec without a CRON_TZ= prefix gets its zone: from
+// a scheduler option (WithLocation) whose zone this check can name (known)
+// or not (time.Local, a location loaded from configuration).
+type specZone struct {
+	lib         string
+	fromOptions bool
+	known       bool
+	name        string // "UTC" for every zone without transitions
+	// gapHandled: the gocron job sets WithDaylightSavingsTimePolicy, which
+	// decides what a skipped time does (run after the transition, or
+	// skip); a repeated time still runs twice.
+	gapHandled bool
 }
 
 // cronLibrary reports which scheduling library fn belongs to when its
@@ -119,14 +157,29 @@ func cronLibrary(fn *types.Func, call *ast.CallExpr) (lib string, zoneFromOption
 	return "", false
 }
 
-func checkSpec(r *reporter, arg ast.Expr, spec string, zoneFromOptions bool) {
+func checkSpec(r *reporter, arg ast.Expr, spec string, sz specZone) {
 	zone, rest := SplitZone(spec)
-	if zone == "" {
-		// @every 10m is an interval of real time in every library: no
-		// zone to name.
-		if zoneFromOptions || strings.HasPrefix(rest, "@every ") {
+	// @every 10m is an interval of real time in every library: no zone to
+	// name.
+	if strings.HasPrefix(rest, "@every ") {
+		return
+	}
+	if zone == "" && sz.fromOptions {
+		switch {
+		case sz.lib == "dstsafe":
+			// ParseCron with options: the zone is set there, and the
+			// dstsafe Scheduler resolves folds and gaps itself.
+			return
+		case sz.known && sz.name == "UTC":
+			return
+		case sz.known:
+			spec, zone = "CRON_TZ="+sz.name+" "+rest, sz.name
+		default:
+			checkUnknownZone(r, arg, rest)
 			return
 		}
+	}
+	if zone == "" {
 		d := analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec", Message: noZoneMsg}
 		if lit, ok := unparen(arg).(*ast.BasicLit); ok && lit.Kind == token.STRING {
 			d.SuggestedFixes = []analysis.SuggestedFix{{
@@ -146,37 +199,376 @@ func checkSpec(r *reporter, arg ast.Expr, spec string, zoneFromOptions bool) {
 		// Other dialect differences are the libraries' own business.
 		return
 	}
+	if sz.lib == "dstsafe" {
+		// The dstsafe Scheduler runs a fold's time once and a gap's time
+		// at the end of the gap, and claims each period: its own advice.
+		return
+	}
+	reportWindow(r, arg, fmt.Sprintf("%q", rest), c, sz.gapHandled)
+}
+
+// reportWindow reports a fixed-time schedule one of whose times a
+// transition of its zone skips or repeats, in the current year and the
+// two after it.
+func reportWindow(r *reporter, arg ast.Node, what string, c *dstsafe.Cron, gapHandled bool) {
 	from := time.Date(now().UTC().Year(), time.January, 1, 0, 0, 0, 0, time.UTC)
 	risks := WindowRisks(c, from, from.AddDate(3, 0, 0))
+	if gapHandled {
+		var folds []Risk
+		for _, rk := range risks {
+			if rk.Occurrence.Kind == dstsafe.Fold {
+				folds = append(folds, rk)
+			}
+		}
+		risks = folds
+	}
 	if len(risks) == 0 {
 		return
 	}
 	r.report(analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec",
-		Message: fmt.Sprintf(windowMsg, fmt.Sprintf("%q", rest), zone, risks[0])})
+		Message: fmt.Sprintf(windowMsg, what, c.Location(), risks[0].Window(), risks[0], risks[0].Shift())})
 }
 
-// robfigWithLocation reports whether c.AddFunc(...) is called on a
-// *cron.Cron built in this package with cron.New(cron.WithLocation(...)),
-// which then reads zone-less specs in that zone.
-func (t *tracker) robfigWithLocation(call *ast.CallExpr) bool {
+// riskyFrom and riskyTo bound the local hours in which zones with DST
+// change their clocks (00:00 in Santiago and Havana, 01:00 in London,
+// 02:00 in North America, 03:00 in Central Europe's fall-back): what a
+// fixed time is checked against when its zone cannot be named here.
+const riskyFrom, riskyTo = 0, 3
+
+// checkUnknownZone reports a fixed-time spec read in a zone this check
+// cannot name (time.Local, a location loaded from configuration) when one
+// of its times falls in the hours 00-03.
+func checkUnknownZone(r *reporter, arg ast.Node, rest string) {
+	c, err := ParseSpec(rest)
+	if err != nil || !c.Fixed() {
+		return
+	}
+	if hm, ok := firstRiskyTime(c); ok {
+		r.report(analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec",
+			Message: fmt.Sprintf(unknownZoneMsg, fmt.Sprintf("%q", rest), hm)})
+	}
+}
+
+// firstRiskyTime returns a time of day c fires at, read in UTC (a fixed
+// schedule fires at the same readings in every zone), whose hour is in
+// the risky hours.
+func firstRiskyTime(c *dstsafe.Cron) (string, bool) {
+	start := time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
+	after := start.Add(-time.Nanosecond)
+	// A spec firing in four or more hours of a day (0 */6 * * *) is an
+	// interval in all but name: left alone, as periodic specs are.
+	hours := map[int]bool{}
+	for i, a := 0, after; i < 2000; i++ {
+		o, ok := c.NextOccurrence(a)
+		if !ok || o.At.Sub(start) >= 24*time.Hour {
+			break
+		}
+		hours[o.Wall.Hour] = true
+		a = o.At
+	}
+	if len(hours) >= 4 {
+		return "", false
+	}
+	for i := 0; i < 10_000; i++ {
+		o, ok := c.NextOccurrence(after)
+		if !ok || o.At.Sub(start) > 400*24*time.Hour {
+			break
+		}
+		if h := o.Wall.Hour; h >= riskyFrom && h <= riskyTo {
+			return fmt.Sprintf("%02d:%02d", h, o.Wall.Minute), true
+		}
+		after = o.At
+		if o.Wall.Hour > riskyTo {
+			// The rest of the day is past the risky hours.
+			after = time.Date(o.At.Year(), o.At.Month(), o.At.Day()+1, 0, 0, 0, 0, time.UTC).Add(-time.Nanosecond)
+		}
+	}
+	return "", false
+}
+
+// robfigLocation returns the location of c.AddFunc(...) when c is a
+// *cron.Cron built in this package with cron.New(cron.WithLocation(loc)),
+// which then reads zone-less specs in loc; nil otherwise.
+func (t *tracker) robfigLocation(call *ast.CallExpr) ast.Expr {
 	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
-		return false
+		return nil
 	}
 	// cron.New(cron.WithLocation(utc)).AddFunc(...)
 	if newCall, ok := unparen(sel.X).(*ast.CallExpr); ok {
-		return hasOption(t.pass, newCall, "WithLocation", "github.com/robfig/cron")
+		return optionArg(t.pass, newCall, "WithLocation", "github.com/robfig/cron")
 	}
-	obj := t.objectOf(sel.X)
+	for _, newCall := range t.ctorCalls(sel.X, 0) {
+		if loc := optionArg(t.pass, newCall, "WithLocation", "github.com/robfig/cron"); loc != nil {
+			return loc
+		}
+	}
+	return nil
+}
+
+// ctorCalls returns the calls a variable or field may have been built by:
+// c := cron.New(...), s, err := gocron.NewScheduler(...), and through the
+// variables it was copied from (w := &Worker{c: c}).
+func (t *tracker) ctorCalls(e ast.Expr, depth int) []*ast.CallExpr {
+	if depth > 4 {
+		return nil
+	}
+	obj := t.objectOf(e)
 	if obj == nil {
-		return false
+		return nil
 	}
+	var out []*ast.CallExpr
 	for _, rhs := range t.assigns[obj] {
-		if newCall, ok := unparen(rhs).(*ast.CallExpr); ok && hasOption(t.pass, newCall, "WithLocation", "github.com/robfig/cron") {
-			return true
+		switch r := unparen(rhs).(type) {
+		case *ast.CallExpr:
+			out = append(out, r)
+		case *ast.Ident, *ast.SelectorExpr:
+			out = append(out, t.ctorCalls(r, depth+1)...)
+		}
+	}
+	for _, ta := range t.tupleAssigns[obj] {
+		if ta.index == 0 {
+			out = append(out, ta.call)
+		}
+	}
+	return out
+}
+
+// gocronLocation returns the location a gocron job reads its times in:
+// for v2 gocron.CronJob(...) (or DailyJob ...) passed to NewJob on a
+// scheduler built here with gocron.NewScheduler(gocron.WithLocation(loc)),
+// loc; for v1 s.Cron(...) or s.Every(1).Day().At(...) on a scheduler built
+// with gocron.NewScheduler(loc), loc. Nil otherwise (the machine's zone).
+func (t *tracker) gocronLocation(call *ast.CallExpr) ast.Expr {
+	if s := t.gocronV1Scheduler(call); s != nil {
+		if len(s.Args) == 1 {
+			return s.Args[0]
+		}
+		return nil
+	}
+	var outer *ast.CallExpr
+	for p := t.parent[call]; p != nil; p = t.parent[p] {
+		c, ok := p.(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		if sel, ok := unparen(c.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "NewJob" {
+			outer = c
+			break
+		}
+	}
+	if outer == nil {
+		return nil
+	}
+	sel := unparen(outer.Fun).(*ast.SelectorExpr)
+	for _, c := range t.ctorCalls(sel.X, 0) {
+		if loc := optionArg(t.pass, c, "WithLocation", "github.com/go-co-op/gocron"); loc != nil {
+			return loc
+		}
+	}
+	return nil
+}
+
+// gocronGapPolicy reports whether the gocron v2 NewJob call around call
+// passes WithDaylightSavingsTimePolicy (gocron 2.17+), which says what a
+// time in a spring-forward gap does.
+func (t *tracker) gocronGapPolicy(call *ast.CallExpr) bool {
+	for p := t.parent[call]; p != nil; p = t.parent[p] {
+		c, ok := p.(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		if sel, ok := unparen(c.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "NewJob" {
+			return optionArg(t.pass, c, "WithDaylightSavingsTimePolicy", "github.com/go-co-op/gocron") != nil
 		}
 	}
 	return false
+}
+
+// gocronV1Scheduler returns the gocron v1 NewScheduler(loc) call a method
+// chain starts from (s.Every(1).Day().At("01:30"), s.Cron(spec)), or nil.
+func (t *tracker) gocronV1Scheduler(call *ast.CallExpr) *ast.CallExpr {
+	e := call.Fun
+	for i := 0; i < 20; i++ {
+		switch x := unparen(e).(type) {
+		case *ast.SelectorExpr:
+			e = x.X
+			continue
+		case *ast.CallExpr:
+			if fn := calleeFunc(t.pass, x); fn != nil && fn.Name() == "NewScheduler" && fn.Pkg() != nil && fn.Pkg().Path() == "github.com/go-co-op/gocron" {
+				return x
+			}
+			e = x.Fun
+			continue
+		case *ast.Ident:
+			for _, c := range t.ctorCalls(x, 0) {
+				if fn := calleeFunc(t.pass, c); fn != nil && fn.Name() == "NewScheduler" && fn.Pkg() != nil && fn.Pkg().Path() == "github.com/go-co-op/gocron" {
+					return c
+				}
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// optionArg returns the argument of an option built by a function name of
+// a package whose path starts with pkg, among a constructor's arguments.
+func optionArg(pass *analysis.Pass, newCall *ast.CallExpr, name, pkg string) ast.Expr {
+	for _, a := range newCall.Args {
+		opt, ok := unparen(a).(*ast.CallExpr)
+		if !ok || len(opt.Args) != 1 {
+			continue
+		}
+		if fn := calleeFunc(pass, opt); fn != nil && fn.Name() == name && fn.Pkg() != nil && strings.HasPrefix(fn.Pkg().Path(), pkg) {
+			return opt.Args[0]
+		}
+	}
+	return nil
+}
+
+// locZone names the zone a *time.Location expression holds when it can be
+// read here: "UTC" for time.UTC, time.FixedZone and
+// time.LoadLocation("UTC") (zones without transitions), the name for
+// time.LoadLocation("America/Chicago") or a helper called with a zone
+// literal, through variables assigned only such values. time.Local and a
+// location from configuration are not known.
+func (t *tracker) locZone(e ast.Expr, depth int) (name string, known bool) {
+	if depth > 4 {
+		return "", false
+	}
+	if t.isUTCLoc(e) {
+		return "UTC", true
+	}
+	switch x := unparen(e).(type) {
+	case *ast.CallExpr:
+		if fn := calleeFunc(t.pass, x); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "time" && fn.Name() == "FixedZone" {
+			return "UTC", true
+		}
+		if len(x.Args) == 1 {
+			if s, ok := constString(t.pass, x.Args[0]); ok {
+				return zoneByName(s)
+			}
+		}
+	case *ast.Ident, *ast.SelectorExpr:
+		obj := t.objectOf(x)
+		if obj == nil || obj.Pkg() == nil || obj.Pkg().Path() == "time" {
+			return "", false // time.Local: the machine's zone
+		}
+		var names []string
+		all := true
+		for _, r := range t.assigns[obj] {
+			n, ok := t.locZone(r, depth+1)
+			all = all && ok
+			names = append(names, n)
+		}
+		for _, ta := range t.tupleAssigns[obj] {
+			if ta.index != 0 {
+				all = false
+				continue
+			}
+			n, ok := t.locZone(ta.call, depth+1)
+			all = all && ok
+			names = append(names, n)
+		}
+		if !all || len(names) == 0 {
+			return "", false
+		}
+		for _, n := range names[1:] {
+			if n != names[0] {
+				return "", false
+			}
+		}
+		return names[0], true
+	}
+	return "", false
+}
+
+// zoneByName returns what time.LoadLocation(s) would load: "UTC" for a
+// zone without transitions, the name for another known zone.
+func zoneByName(s string) (string, bool) {
+	if s == "Local" {
+		return "", false
+	}
+	loc, err := time.LoadLocation(s)
+	if err != nil {
+		return "", false
+	}
+	if s == "" || loc == time.UTC || len(dstsafe.Transitions(loc, time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))) == 0 {
+		return "UTC", true
+	}
+	return s, true
+}
+
+// checkAtTimes checks a time of day given to a scheduler without a cron
+// spec: gocron v2 NewAtTime(h, m, s) in a DailyJob, WeeklyJob or
+// MonthlyJob, and gocron v1 At("01:30") in an Every(...).Day() chain. It
+// reports whether call was one (checked, reported or not).
+func (t *tracker) checkAtTimes(r *reporter, fn *types.Func, call *ast.CallExpr) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	var hms [][3]int
+	method := fn.Type().(*types.Signature).Recv() != nil
+	switch {
+	case fn.Pkg().Path() == "github.com/go-co-op/gocron/v2" && fn.Name() == "NewAtTime" && !method && len(call.Args) == 3:
+		var hms1 [3]int
+		for i, a := range call.Args {
+			v, ok := constInt(t.pass, a)
+			if !ok {
+				return true
+			}
+			hms1[i] = v
+		}
+		hms = append(hms, hms1)
+	case fn.Pkg().Path() == "github.com/go-co-op/gocron" && fn.Name() == "At" && method && len(call.Args) == 1:
+		s, ok := constString(t.pass, call.Args[0])
+		if !ok {
+			return true
+		}
+		for _, part := range strings.Split(s, ";") {
+			var h, m, sec int
+			n, _ := fmt.Sscanf(strings.TrimSpace(part), "%d:%d:%d", &h, &m, &sec)
+			if n < 2 {
+				return true
+			}
+			hms = append(hms, [3]int{h, m, sec})
+		}
+	default:
+		return false
+	}
+	var name string
+	var known bool
+	if loc := t.gocronLocation(call); loc != nil {
+		name, known = t.locZone(loc, 0)
+	}
+	for _, hm := range hms {
+		spec := fmt.Sprintf("%d %d %d * * *", hm[2], hm[1], hm[0])
+		what := fmt.Sprintf("%02d:%02d", hm[0], hm[1])
+		switch {
+		case known && name == "UTC":
+		case known:
+			c, err := dstsafe.ParseCron("CRON_TZ="+name+" "+spec, dstsafe.WithSeconds())
+			if err == nil {
+				reportWindow(r, call, "the daily time "+what, c, t.gocronGapPolicy(call))
+			}
+		default:
+			if hm[0] >= riskyFrom && hm[0] <= riskyTo {
+				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "cronspec",
+					Message: fmt.Sprintf(unknownZoneMsg, "this job", what)})
+			}
+		}
+	}
+	return true
+}
+
+func constInt(pass *analysis.Pass, e ast.Expr) (int, bool) {
+	tv, ok := pass.TypesInfo.Types[e]
+	if !ok || tv.Value == nil {
+		return 0, false
+	}
+	v, exact := constant.Int64Val(constant.ToInt(tv.Value))
+	return int(v), exact
 }
 
 // specSources returns the constant string expressions that flow into a
@@ -267,45 +659,6 @@ func (t *tracker) elemSpecSources(e ast.Expr, depth int) []ast.Expr {
 		}
 	}
 	return out
-}
-
-// gocronWithLocation reports whether gocron.CronJob(...) is passed to
-// NewJob on a scheduler built here with gocron.NewScheduler(
-// gocron.WithLocation(...)), which reads zone-less specs in that zone.
-func (t *tracker) gocronWithLocation(call *ast.CallExpr) bool {
-	outer, ok := t.parent[call].(*ast.CallExpr)
-	if !ok {
-		return false
-	}
-	sel, ok := unparen(outer.Fun).(*ast.SelectorExpr)
-	if !ok || sel.Sel.Name != "NewJob" {
-		return false
-	}
-	obj := t.objectOf(sel.X)
-	if obj == nil {
-		return false
-	}
-	for _, ta := range t.tupleAssigns[obj] {
-		if ta.index == 0 && hasOption(t.pass, ta.call, "WithLocation", "github.com/go-co-op/gocron") {
-			return true
-		}
-	}
-	return false
-}
-
-// hasOption reports whether a constructor call passes an option built by
-// a function name of a package whose path starts with pkg.
-func hasOption(pass *analysis.Pass, newCall *ast.CallExpr, name, pkg string) bool {
-	for _, a := range newCall.Args {
-		opt, ok := unparen(a).(*ast.CallExpr)
-		if !ok {
-			continue
-		}
-		if fn := calleeFunc(pass, opt); fn != nil && fn.Name() == name && fn.Pkg() != nil && strings.HasPrefix(fn.Pkg().Path(), pkg) {
-			return true
-		}
-	}
-	return false
 }
 
 // structLits returns the composite literals a struct-valued expression may

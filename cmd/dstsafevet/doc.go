@@ -11,17 +11,29 @@
 //     due by the wall clock or calendar with an elapsed-time guard
 //     (time.Since(lastRun) < 10*time.Minute, now.Sub(lastStart[job]) < d,
 //     now.Before(last.Add(d))). A repeated local hour is 60 real minutes
-//     later, so the guard lets the job run again. Plain interval loops are
-//     left alone: elapsed time is right for them.
+//     later, so the guard lets the job run again. "Due" is an equality
+//     match, an hour window whose edge is in 00:00-04:00 or a setting
+//     (now.Hour() >= 1, h > 0 && h < 3, now.Hour()*60+now.Minute() >= 90),
+//     or a wall predicate of another package (clockutil.IsBillingTime(now)).
+//     Plain interval loops are left alone: elapsed time is right for them.
 //   - [LocalDate] ("localdate"): time.Date in a zone other than UTC used as
 //     a schedule instant (time.Date picks an unspecified offset for a
-//     skipped or repeated wall time); a business date taken from the
-//     current time in a local zone (now.In(loc).Date(), Format("2006-01-02"),
-//     dstsafe.DateOf(now, loc)); Truncate(24*time.Hour) on a local time.
-//   - [CronSpec] ("cronspec"): cron specs passed to dstsafe.ParseCron,
-//     robfig/cron or gocron without a zone prefix, or with a zone and a
-//     fixed time inside one of the zone's transition windows, whether
-//     written at the call or in a configuration table.
+//     skipped or repeated wall time), and time.ParseInLocation of a date and
+//     a wall time used so; a business date taken from the current time in a
+//     local zone (now.In(loc).Date(), Format("2006-01-02"),
+//     dstsafe.DateOf(now, loc)); Truncate(24*time.Hour) and Add(24*time.Hour)
+//     on a local time; a dedup key of the local date kept for 24 hours
+//     (SetNX(ctx, key, 1, 24*time.Hour)): local days last 23 or 25 hours.
+//   - [CronSpec] ("cronspec"): cron specs passed to robfig/cron or gocron
+//     without a zone, or with a zone (a CRON_TZ= prefix, cron.WithLocation,
+//     gocron.WithLocation, gocron v1 NewScheduler(loc)) and a fixed time
+//     inside one of the zone's transition windows, whether written at the
+//     call or in a configuration table; gocron's at-time jobs
+//     (DailyJob(1, NewAtTimes(NewAtTime(1, 30, 0))), v1 Every(1).Day().At
+//     ("01:30")) likewise. When the zone cannot be named here (time.Local, a
+//     location from configuration), a fixed time at 00:00-03:59 is
+//     reported. dstsafe.ParseCron's own zoned specs are not: the dstsafe
+//     Scheduler resolves folds and gaps.
 //
 // Each diagnostic states the risk in one sentence and names the fix.
 // CronSpec offers a suggested fix (prefix CRON_TZ=UTC) where the spec is a
@@ -53,23 +65,27 @@
 //
 // # Measured
 //
-// testdata/src/corpus holds 48 positive and 46 negative hand-written cases
+// testdata/src/corpus holds 93 positive and 89 negative hand-written cases
 // in the shapes of real code (methods, closures, goroutine loops,
 // configuration structs, the first postmortem's scheduler and its
-// variants, the second one's "midnight tonight", helpers in another
-// package) and 16 negatives generated from robfig/cron and gocron jobs
-// written as their READMEs write them; TestCorpus prints precision and
-// recall per analyzer and requires 100% on it.
+// variants, the second one's "midnight tonight" and its dedup key,
+// schedulers configured with a zone, at-time builders, the 24-hour step,
+// hour windows, parsed run times, helpers in another package) and 16
+// negatives generated from robfig/cron and gocron jobs written as their
+// READMEs write them; TestCorpus prints precision and recall per analyzer
+// and requires 100% on it. TestDocSnippetsClean and TestExamplesClean run
+// the analyzers over every Go snippet of README.md and docs/ and every
+// package under examples/: no finding.
 //
 // # Known misses
 //
 // The analyzers do not report (false negatives):
 //
 //   - a time parameter that is not named now and receives the current time
-//     only from another package or from tests; a function of another
-//     package that matches the hour of such a parameter (facts carry
-//     functions, variables and fields that yield the current time, not
-//     "this parameter is matched");
+//     only from another package or from tests; a helper of another package
+//     that reads the wall clock of its argument through a second helper
+//     (facts carry one call: a function that returns the local hour of its
+//     time parameter, or a bool matching or ordering it);
 //   - the current time passed through an interface method other than a
 //     Now() method, reflection, an any, or a channel of a type other than
 //     time.Time (a struct field sent on a channel is followed by field);
@@ -79,8 +95,9 @@
 //   - matches on the minute alone (now.Minute() == 0): an hourly job that
 //     follows real time, except in zones whose transitions shift by 30
 //     minutes (Australia/Lord_Howe), where it loses a run in the gap;
-//   - ordering comparisons (now.Hour() >= cfg.Hour && !ranToday): a window,
-//     not a trigger;
+//   - hour windows without an elapsed-time guard (now.Hour() >= cfg.Hour
+//     && !ranToday), and windows whose constant edges are all outside
+//     00:00-04:00 (business hours);
 //   - an elapsed-time guard more than one call away from the wall-clock
 //     match (the predicate that matches, or the function the matching
 //     function calls, is followed; deeper chains are not), or on a mark
@@ -90,7 +107,7 @@
 //     Day() alone, or from a recorded instant (the date of s.lastRun);
 //   - cron specs built at run time (fmt.Sprintf, os.Getenv, a file:
 //     dstsafe check reads deployment files), or set in another package's
-//     configuration table.
+//     configuration table; a time to live computed at run time.
 //
 // They may report (false positives):
 //
@@ -101,7 +118,10 @@
 //     also matches the local hour (an alert on a stale last success in the
 //     same function as a daily 09:00 report);
 //   - a local date of the current time used as a key where that is meant
-//     (a log file named by the local day).
+//     (a log file named by the local day);
+//   - gocron WeeklyJob and MonthlyJob times are checked as daily ones, and
+//     an unknown zone's 00:00-03:59 rule reports a zone that happens to
+//     have no DST.
 //
 // # Running
 //

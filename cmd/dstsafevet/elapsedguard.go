@@ -114,8 +114,15 @@ func (g *guardFinder) triggered(fs []*ast.File) map[ast.Node]bool {
 					direct[t.outermostFunc(n)] = true
 				}
 			case ast.Expr:
-				if g.w.isMatch(n, compHour|compCalendar) {
+				if g.w.isMatch(n, compHour|compCalendar) || g.w.isOrdering(n, compHour) {
 					direct[t.outermostFunc(n)] = true
+				}
+				// clockutil.IsBillingTime(now): a wall predicate of
+				// another package.
+				if call, ok := n.(*ast.CallExpr); ok {
+					if f := t.wallCall(call); f != nil && f.Pred {
+						direct[t.outermostFunc(n)] = true
+					}
 				}
 			}
 			return true

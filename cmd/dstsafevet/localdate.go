@@ -38,6 +38,21 @@ import (
 //     zone, or followed by In: they work on absolute time, so the "day"
 //     starts at midnight UTC (18:00 or 19:00 the evening before in Chicago).
 //
+//   - t.Add(n*24*time.Hour) on a time in a zone with transitions (the
+//     current time read In(loc), time.Date or time.ParseInLocation in such a
+//     zone, and variables holding them): a local day lasts 23 or 25 hours
+//     across a transition, so "the same time tomorrow" drifts an hour;
+//
+//   - time.ParseInLocation with a layout holding a date and a time of day
+//     (day+" 01:30"), in such a zone, used as a schedule instant as above:
+//     the wall time may not exist or exist twice, and ParseInLocation picks
+//     an offset as time.Date does;
+//
+//   - a dedup key holding the local date of the current time stored with a
+//     time to live of exactly 24 hours (SetNX(ctx, key, v, 24*time.Hour),
+//     SetArgs{TTL: 24*time.Hour}, "EX", 86400, m[key] = now.Add(24*time.Hour)):
+//     on a 25-hour day the key expires before its date ends.
+//
 // Fixed zones (time.FixedZone) and time.UTC have no transitions and are not
 // reported; neither is the machine's zone (bare time.Now()), which
 // dstsafe check keeps at UTC.
@@ -55,6 +70,12 @@ const (
 		"derive it from the scheduled instant: run.RunDate, or dstsafe.DateOf(run.Due, loc)"
 	truncateDayMsg = "localdate: Truncate and Round work on absolute time, so a whole-day step lands on midnight UTC, not local midnight (18:00 or 19:00 the day before in Chicago); " +
 		"take the local date with dstsafe.DateOf(t, loc) and resolve its midnight with dstsafe.Resolve(dstsafe.Wall{...}, loc, dstsafe.Compatible)"
+	addDayMsg = "localdate: adding 24 hours to a local time is not the same time tomorrow: a local day lasts 23 or 25 hours across a transition, so the job drifts an hour off (or lands in a skipped or repeated hour) and stays off; " +
+		"step the date with AddDate(0, 0, 1) and resolve the wall time explicitly (dstsafe.Resolve(dstsafe.Wall{...}, loc, dstsafe.Compatible)), or let a dstsafe.ParseCron schedule compute the next run"
+	dateKeyTTLMsg = "localdate: a dedup key of the local date kept for 24 hours does not cover its date: a local day lasts 23 or 25 hours across a transition, so on the 25-hour day the key expires an hour before the date ends and a rerun of the same date (a retry, a catch-up, the repeated hour) passes the check; " +
+		"keep the key longer than any day (48 hours or more) or claim (job, period) in a dstsafe.Ledger, keyed by the scheduled period rather than the date the code runs"
+	parseRunMsg = "localdate: a run time parsed from a date and a wall time with ParseInLocation may not exist (the spring-forward hour) or exist twice (the fall-back hour), and ParseInLocation then picks an offset as time.Date does, so the job fires an hour off, twice or not at all; " +
+		"resolve the wall time with dstsafe.Resolve(dstsafe.Wall{...}, loc, policy) and handle the gap and fold, or schedule it with dstsafe.ParseCron"
 )
 
 func runLocalDate(pass *analysis.Pass) (any, error) {
@@ -64,15 +85,25 @@ func runLocalDate(pass *analysis.Pass) (any, error) {
 	conv := t.dateConversions()
 	for _, f := range fs {
 		ast.Inspect(f, func(n ast.Node) bool {
+			if as, ok := n.(*ast.AssignStmt); ok && t.isDateKeyExpiry(as, conv) {
+				r.report(analysis.Diagnostic{Pos: as.Pos(), End: as.End(), Category: "localdate", Message: dateKeyTTLMsg})
+			}
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
+			}
+			if t.isDateKeyTTL(call, conv) {
+				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: dateKeyTTLMsg})
 			}
 			switch {
 			case t.isLocalTimeDate(call):
 				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: localDateMsg})
 			case t.isDayTruncate(call):
 				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: truncateDayMsg})
+			case t.isDayAdd(call):
+				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: addDayMsg})
+			case t.isRunTimeParse(call):
+				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: parseRunMsg})
 			case t.isBusinessDate(call, conv):
 				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: businessDateMsg})
 			}
@@ -89,7 +120,7 @@ func (t *tracker) isLocalTimeDate(call *ast.CallExpr) bool {
 		return false
 	}
 	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok || !isPkgFunc(t.pass, sel, "time", "Date") || fixedZone(t.pass, call.Args[7]) {
+	if !ok || !isPkgFunc(t.pass, sel, "time", "Date") || !t.zonedLoc(call.Args[7]) {
 		return false
 	}
 	return t.usedAsInstant(call, 0)
@@ -473,8 +504,21 @@ func (t *tracker) usedAsInstant(e ast.Expr, depth int) bool {
 			return true
 		}
 	case *ast.ReturnStmt:
-		if fd, ok := t.enclosingFunc(p).(*ast.FuncDecl); ok && strings.HasPrefix(strings.ToLower(fd.Name.Name), "next") {
+		fd, ok := t.enclosingFunc(p).(*ast.FuncDecl)
+		if !ok {
+			return false
+		}
+		if strings.HasPrefix(strings.ToLower(fd.Name.Name), "next") {
 			return true
+		}
+		// func runAt(day string) (time.Time, error) { return ... }: the
+		// callers decide.
+		for _, call := range t.calls {
+			for _, n := range t.targets(call.Fun) {
+				if n.node == fd && t.usedAsInstant(call, depth+1) {
+					return true
+				}
+			}
 		}
 	case *ast.AssignStmt:
 		for i, r := range p.Rhs {
@@ -518,6 +562,379 @@ func (t *tracker) varUsedAsInstant(obj types.Object, depth int) bool {
 		if t.usedAsInstant(id, depth+1) {
 			return true
 		}
+	}
+	return false
+}
+
+// isDayAdd reports t.Add(n*24*time.Hour) on a time in a zone with
+// transitions: "the same time tomorrow" that is an hour off the day after
+// a transition (a local day lasts 23 or 25 hours then).
+func (t *tracker) isDayAdd(call *ast.CallExpr) bool {
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Add" || len(call.Args) != 1 || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+		return false
+	}
+	if d, ok := constDuration(t.pass, call.Args[0]); !ok || d <= 0 || d%(24*time.Hour) != 0 {
+		return false
+	}
+	if !t.localTime(sel.X, 0) {
+		return false
+	}
+	// A wall time built with time.Date or ParseInLocation is a schedule;
+	// the current local time plus a day is one only where it is used as
+	// the next run (an expiry shown in local time is a real 24 hours).
+	return t.wallBuilt(sel.X, 0) || t.usedAsNextRun(call)
+}
+
+// wallBuilt reports a time built from a wall reading: time.Date or
+// time.ParseInLocation, stepped with Add or AddDate, through variables and
+// fields and functions of this package.
+func (t *tracker) wallBuilt(e ast.Expr, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	switch x := unparen(e).(type) {
+	case *ast.CallExpr:
+		if sel, ok := unparen(x.Fun).(*ast.SelectorExpr); ok {
+			if isPkgFunc(t.pass, sel, "time", "Date") || isPkgFunc(t.pass, sel, "time", "ParseInLocation") {
+				return true
+			}
+			if isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+				switch sel.Sel.Name {
+				case "Add", "AddDate", "In":
+					return t.wallBuilt(sel.X, depth+1)
+				}
+				return false
+			}
+		}
+		for _, fn := range t.targets(x.Fun) {
+			if d, ok := fn.node.(*ast.FuncDecl); ok && d.Body != nil {
+				found := false
+				eachReturn(d.Body, func(r *ast.ReturnStmt) {
+					found = found || len(r.Results) > 0 && t.wallBuilt(r.Results[0], depth+1)
+				})
+				if found {
+					return true
+				}
+			}
+		}
+	case *ast.Ident, *ast.SelectorExpr:
+		obj := t.objectOf(x)
+		if obj == nil {
+			return false
+		}
+		for _, r := range t.assigns[obj] {
+			if t.wallBuilt(r, depth+1) {
+				return true
+			}
+		}
+		for _, ta := range t.tupleAssigns[obj] {
+			if ta.index == 0 && t.wallBuilt(ta.call, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nextRunName matches the variables, fields and functions that hold or
+// return the next run of a job.
+var nextRunName = regexp.MustCompile(`(?i)next|tomorrow|due|sched|runat|fireat|wake`)
+
+// usedAsNextRun reports t.Add(24h) stored back into t (next =
+// next.Add(24*time.Hour)), stored in a variable or field named for the
+// next run, returned by a function so named, or used as a schedule
+// instant.
+func (t *tracker) usedAsNextRun(call *ast.CallExpr) bool {
+	sel := unparen(call.Fun).(*ast.SelectorExpr)
+	child, p := t.useOf(call)
+	switch p := p.(type) {
+	case *ast.AssignStmt:
+		for i, r := range p.Rhs {
+			if r != child || i >= len(p.Lhs) {
+				continue
+			}
+			if obj := t.objectOf(p.Lhs[i]); obj != nil && (obj == t.objectOf(sel.X) || nextRunName.MatchString(obj.Name())) {
+				return true
+			}
+		}
+	case *ast.KeyValueExpr:
+		if id, ok := p.Key.(*ast.Ident); ok && nextRunName.MatchString(id.Name) {
+			return true
+		}
+	case *ast.ReturnStmt:
+		if fd, ok := t.enclosingFunc(p).(*ast.FuncDecl); ok && nextRunName.MatchString(fd.Name.Name) {
+			return true
+		}
+	}
+	return t.usedAsInstant(call, 0)
+}
+
+// constDuration returns the value of a constant duration expression.
+func constDuration(pass *analysis.Pass, e ast.Expr) (time.Duration, bool) {
+	tv, ok := pass.TypesInfo.Types[e]
+	if !ok || tv.Value == nil || !isDuration(tv.Type) {
+		return 0, false
+	}
+	d, exact := constant.Int64Val(constant.ToInt(tv.Value))
+	return time.Duration(d), exact
+}
+
+// localTime reports a time whose location has transitions, as far as this
+// package shows: the current time read in a named zone, x.In(loc),
+// time.Date(..., loc) and time.ParseInLocation(..., loc) with loc neither
+// UTC nor a fixed zone, what Add, AddDate, Truncate and Round make of one,
+// and variables assigned only such values.
+func (t *tracker) localTime(e ast.Expr, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	if t.inNamedZone(e) {
+		return true
+	}
+	switch x := unparen(e).(type) {
+	case *ast.CallExpr:
+		if sel, ok := unparen(x.Fun).(*ast.SelectorExpr); ok {
+			switch {
+			case isPkgFunc(t.pass, sel, "time", "Date") && len(x.Args) == 8:
+				return t.zonedLoc(x.Args[7])
+			case isPkgFunc(t.pass, sel, "time", "ParseInLocation") && len(x.Args) == 3:
+				return t.zonedLoc(x.Args[2])
+			case isTime(t.pass.TypesInfo.TypeOf(sel.X)):
+				switch sel.Sel.Name {
+				case "Add", "AddDate", "Truncate", "Round":
+					return t.localTime(sel.X, depth+1)
+				}
+			}
+		}
+		// nextRun(loc): a function of this package that returns one.
+		n := 0
+		for _, fn := range t.targets(x.Fun) {
+			d, ok := fn.node.(*ast.FuncDecl)
+			if !ok || d.Body == nil {
+				return false
+			}
+			all := true
+			eachReturn(d.Body, func(r *ast.ReturnStmt) {
+				if len(r.Results) == 0 || !t.localTime(r.Results[0], depth+1) {
+					all = false
+				}
+				n++
+			})
+			if !all {
+				return false
+			}
+		}
+		return n > 0
+	case *ast.Ident, *ast.SelectorExpr:
+		// A local variable or a field, assigned only local times.
+		v, ok := t.objectOf(x).(*types.Var)
+		if !ok || !isLocal(v) && !v.IsField() {
+			return false
+		}
+		n := 0
+		for _, r := range t.assigns[v] {
+			// next = next.Add(24 * time.Hour) says nothing new.
+			if c, ok := unparen(r).(*ast.CallExpr); ok {
+				if sel, ok := unparen(c.Fun).(*ast.SelectorExpr); ok && t.objectOf(sel.X) == v {
+					continue
+				}
+			}
+			if !t.localTime(r, depth+1) {
+				return false
+			}
+			n++
+		}
+		for _, ta := range t.tupleAssigns[v] {
+			if ta.index != 0 || !t.localTime(ta.call, depth+1) {
+				return false
+			}
+			n++
+		}
+		return n > 0
+	}
+	return false
+}
+
+// zonedLoc reports a location with transitions as far as this package
+// shows: not time.UTC, not a fixed zone, not a zone literal without
+// transitions.
+func (t *tracker) zonedLoc(loc ast.Expr) bool {
+	if fixedZone(t.pass, loc) || t.isUTCLoc(loc) {
+		return false
+	}
+	name, known := t.locZone(loc, 0)
+	return !known || name != "UTC"
+}
+
+// isRunTimeParse reports time.ParseInLocation with a layout holding a date
+// and a time of day, in a zone with transitions, whose result is used as
+// the instant to run at: the wall time may not exist or exist twice, and
+// ParseInLocation then picks an offset as time.Date does.
+func (t *tracker) isRunTimeParse(call *ast.CallExpr) bool {
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || !isPkgFunc(t.pass, sel, "time", "ParseInLocation") || len(call.Args) != 3 {
+		return false
+	}
+	layout, ok := constString(t.pass, call.Args[0])
+	if !ok || !layoutHasDate(layout) || !layoutHasHour(layout) || !t.zonedLoc(call.Args[2]) {
+		return false
+	}
+	return t.usedAsInstant(call, 0)
+}
+
+// isDateKeyTTL reports a call that stores a key holding the local date of
+// the current time with a time to live of exactly 24 hours: redis
+// SetNX(ctx, key, v, 24*time.Hour), Set with SetArgs{Mode: "NX", TTL:
+// 24*time.Hour}, Do(ctx, "SET", key, v, "NX", "EX", 86400), a cache's
+// Set(key, v, 24*time.Hour). A local day lasts 23 or 25 hours across a
+// transition, so the key of a date expires before the date ends (or lives
+// into the next one).
+func (t *tracker) isDateKeyTTL(call *ast.CallExpr, conv map[*types.Func]int) bool {
+	if fn := calleeFunc(t.pass, call); fn == nil || isPrinting(fn) {
+		return false
+	}
+	if !t.hasDayTTL(call.Args) {
+		return false
+	}
+	for _, a := range call.Args {
+		if t.holdsLocalDate(a, conv, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// isDateKeyExpiry reports m[key] = expiry where key holds the local date of
+// the current time and the value is set 24 hours ahead (a map used as a
+// dedup cache with a day's expiry).
+func (t *tracker) isDateKeyExpiry(as *ast.AssignStmt, conv map[*types.Func]int) bool {
+	if len(as.Lhs) != len(as.Rhs) {
+		return false
+	}
+	for i, l := range as.Lhs {
+		ix, ok := unparen(l).(*ast.IndexExpr)
+		if !ok || !t.hasDayTTL([]ast.Expr{as.Rhs[i]}) {
+			continue
+		}
+		if _, isMap := t.pass.TypesInfo.TypeOf(ix.X).Underlying().(*types.Map); isMap && t.holdsLocalDate(ix.Index, conv, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasDayTTL reports a constant duration of exactly 24 hours among es (or
+// inside them: a SetArgs literal, now.Add(24*time.Hour)), or the redis
+// arguments "EX", 86400 / "PX", 86400000.
+func (t *tracker) hasDayTTL(es []ast.Expr) bool {
+	for i, e := range es {
+		if i > 0 {
+			if unit, ok := constString(t.pass, es[i-1]); ok {
+				if v, ok := constInt(t.pass, e); ok && (strings.EqualFold(unit, "EX") && v == 86400 || strings.EqualFold(unit, "PX") && v == 86_400_000) {
+					return true
+				}
+			}
+		}
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			x, ok := n.(ast.Expr)
+			if !ok || found {
+				return !found
+			}
+			if d, ok := constDuration(t.pass, x); ok {
+				found = d == 24*time.Hour
+				return false
+			}
+			// ttl := 24 * time.Hour, assigned once.
+			if id, ok := x.(*ast.Ident); ok {
+				if v, ok := t.pass.TypesInfo.Uses[id].(*types.Var); ok && isLocal(v) && isDuration(v.Type()) && len(t.assigns[v]) == 1 {
+					if d, ok := constDuration(t.pass, t.assigns[v][0]); ok {
+						found = d == 24*time.Hour
+					}
+				}
+			}
+			return true
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsLocalDate reports an expression built from the local date of the
+// current time: now.In(loc).Format("2006-01-02"), the y, m, d of
+// now.In(loc).Date(), dstsafe.DateOf(now, loc), a function of this package
+// that converts its time so, and variables assigned them.
+func (t *tracker) holdsLocalDate(e ast.Expr, conv map[*types.Func]int, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.CallExpr:
+			if t.isLocalDateOfNow(x, conv) {
+				found = true
+				return false
+			}
+		case *ast.Ident:
+			v, ok := t.pass.TypesInfo.ObjectOf(x).(*types.Var)
+			if !ok || !isLocal(v) {
+				return true
+			}
+			for _, r := range t.assigns[v] {
+				if t.holdsLocalDate(r, conv, depth+1) {
+					found = true
+				}
+			}
+			for _, ta := range t.tupleAssigns[v] {
+				if t.isLocalDateOfNow(ta.call, conv) {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// isLocalDateOfNow reports a call that computes a date of the current time
+// in a named zone, however it is used.
+func (t *tracker) isLocalDateOfNow(call *ast.CallExpr, conv map[*types.Func]int) bool {
+	if fn := calleeFunc(t.pass, call); fn != nil {
+		i, isConv := conv[fn]
+		if fn.Name() == "DateOf" && fn.Pkg() != nil && fn.Pkg().Path() == dstsafePath && len(call.Args) == 2 {
+			if t.isUTCLoc(call.Args[1]) {
+				return false
+			}
+			i, isConv = 0, true
+		}
+		if isConv && i < len(call.Args) {
+			info := t.nowOf(call.Args[i])
+			return info.now() && !info.stored
+		}
+	}
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+		return false
+	}
+	if info := t.nowOf(sel.X); info.zone != zoneNamed || info.stored {
+		return false
+	}
+	switch sel.Sel.Name {
+	case "Date":
+		return true
+	case "Format":
+		if len(call.Args) != 1 {
+			return false
+		}
+		layout, ok := constString(t.pass, call.Args[0])
+		return ok && layoutHasDate(layout) && !layoutHasHour(layout) && !strings.Contains(layout, "04")
 	}
 	return false
 }

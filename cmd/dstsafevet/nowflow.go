@@ -36,7 +36,7 @@ var NowFlow = &analysis.Analyzer{
 	URL:        "https://pkg.go.dev/github.com/dstsafe/dstsafe/cmd/dstsafevet#NowFlow",
 	Run:        runNowFlow,
 	ResultType: reflect.TypeFor[*tracker](),
-	FactTypes:  []analysis.Fact{(*nowFact)(nil)},
+	FactTypes:  []analysis.Fact{(*nowFact)(nil), (*wallFact)(nil)},
 }
 
 // nowFact marks an object of a package that yields the current instant: a
@@ -144,9 +144,13 @@ type rangeEdge struct {
 // tracker is NowFlow's result: the current-time facts of one package, and
 // a parent map so that analyzers can judge a use by its context.
 type tracker struct {
-	pass   *analysis.Pass
-	files  []*ast.File
-	parent map[ast.Node]ast.Node
+	// paramsAreNow makes every time.Time parameter the current instant:
+	// the helper functions of a package are read so to learn what they
+	// do with a time they are given (see wallFact).
+	paramsAreNow bool
+	pass         *analysis.Pass
+	files        []*ast.File
+	parent       map[ast.Node]ast.Node
 
 	// Edges of the flow, collected once.
 	assigns map[types.Object][]ast.Expr // x = e, x := e, var x = e, T{x: e}
@@ -171,8 +175,10 @@ type tracker struct {
 }
 
 func runNowFlow(pass *analysis.Pass) (any, error) {
-	t := newTracker(pass, flowFiles(pass))
+	fs := flowFiles(pass)
+	t := newTracker(pass, fs, false)
 	t.exportFacts()
+	exportWallFacts(pass, fs, t)
 	return t, nil
 }
 
@@ -187,8 +193,9 @@ func flowFiles(pass *analysis.Pass) []*ast.File {
 	return filterFiles(pass, withTests)
 }
 
-func newTracker(pass *analysis.Pass, fs []*ast.File) *tracker {
+func newTracker(pass *analysis.Pass, fs []*ast.File, paramsAreNow bool) *tracker {
 	t := &tracker{
+		paramsAreNow: paramsAreNow,
 		pass:         pass,
 		files:        fs,
 		parent:       map[ast.Node]ast.Node{},
@@ -706,6 +713,11 @@ func (t *tracker) nowOf(e ast.Expr) nowInfo {
 		if obj, ok := info.ObjectOf(identOf(e.Fun)).(*types.Var); ok {
 			out = t.importFact(obj, false) // a func-typed variable of another package
 		}
+		// clockutil.Local(now): a helper of another package that reads
+		// the time it is given in a zone.
+		if f := t.wallCall(e); f != nil && f.Local && !f.Self {
+			out = merge(out, nowInfo{zone: zoneNamed})
+		}
 		for _, n := range t.targets(e.Fun) {
 			out = merge(out, t.returnsNow(n))
 		}
@@ -725,7 +737,7 @@ func (t *tracker) nowOf(e ast.Expr) nowInfo {
 		// Only where the flow says nothing: a variable assigned
 		// time.Now().UTC() is in UTC whatever its name.
 		v, _ := obj.(*types.Var)
-		if !out.now() && v != nil && (isParam(v) || len(t.assigns[obj]) == 0) && strings.EqualFold(obj.Name(), "now") && isTime(obj.Type()) {
+		if !out.now() && v != nil && (isParam(v) || len(t.assigns[obj]) == 0) && (strings.EqualFold(obj.Name(), "now") || t.paramsAreNow && isParam(v)) && isTime(obj.Type()) {
 			out = merge(out, nowInfo{zone: zoneMachine})
 		}
 		if v != nil && !isLocal(v) {

@@ -230,6 +230,10 @@ func (w *wallMatcher) component(e ast.Expr) comp {
 			}
 			return c
 		}
+		// clockutil.LocalHour(now), a helper of another package.
+		if f := w.t.wallCall(e); f != nil {
+			return comp(f.Comp)
+		}
 		// int(now.Hour()), time.Duration(now.Hour())
 		if tv, ok := info.Types[e.Fun]; ok && tv.IsType() && len(e.Args) == 1 {
 			return w.component(e.Args[0])
@@ -288,6 +292,45 @@ func (w *wallMatcher) isMatch(e ast.Expr, want comp) bool {
 		return w.component(e.Args[1])&want != 0 && w.isSetting(e.Args[0])
 	}
 	return false
+}
+
+// isOrdering reports an ordering comparison of a component in want of the
+// current time with a setting whose edge may fall in the hours the clocks
+// change: now.Hour() >= 1, h > 0 && h < 3 (each side),
+// now.Hour()*60+now.Minute() >= 90, now.Hour() >= cfg.Hour. It is a
+// window, not a trigger: it only makes an elapsed-time guard beside it a
+// run guard.
+func (w *wallMatcher) isOrdering(e ast.Expr, want comp) bool {
+	b, ok := e.(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	switch b.Op {
+	case token.LSS, token.LEQ, token.GTR, token.GEQ:
+	default:
+		return false
+	}
+	return w.riskyBound(b.X, b.Y, want) || w.riskyBound(b.Y, b.X, want)
+}
+
+// riskyBound reports a reading compared with a setting that may put the
+// window's edge in the hours the clocks change (00:00-04:00): a setting
+// that is not constant, an hour constant up to 4, or a minute-of-day
+// constant (h*60+m) up to 240. A window bounded at 09:00 or 17:00 cannot
+// see a repeated or skipped hour at its edge.
+func (w *wallMatcher) riskyBound(reading, setting ast.Expr, want comp) bool {
+	c := w.component(reading)
+	if c&want == 0 || !w.isSetting(setting) {
+		return false
+	}
+	v, ok := constInt(w.t.pass, setting)
+	if !ok {
+		return true
+	}
+	if c&compMinute != 0 {
+		return v >= 0 && v <= 4*60
+	}
+	return v >= 0 && v <= 4
 }
 
 // isLookup reports whether a map index reads a job out of the map (v, ok

@@ -92,3 +92,44 @@ func WindowRisks(c *dstsafe.Cron, from, to time.Time) []Risk {
 	}
 	return risks
 }
+
+// Shift says how far the transition behind the risk moves the clocks, in
+// words: "an hour" for most zones, "30 minutes" for Australia/Lord_Howe,
+// "a day" for Pacific/Apia's 2011 date-line jump. A job an offset change
+// moves runs that far off, not always an hour.
+func (r Risk) Shift() string { return ShiftWords(r.Transition.OffsetAfter - r.Transition.OffsetBefore) }
+
+// ShiftWords writes an offset change of d seconds as words.
+func ShiftWords(d int) string {
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d == 3600:
+		return "an hour"
+	case d%3600 == 0 && d >= 86400 && d%86400 == 0:
+		if d == 86400 {
+			return "a day"
+		}
+		return fmt.Sprintf("%d days", d/86400)
+	case d%3600 == 0:
+		return fmt.Sprintf("%d hours", d/3600)
+	case d < 3600 && d%60 == 0:
+		return fmt.Sprintf("%d minutes", d/60)
+	case d%60 == 0:
+		return fmt.Sprintf("%dh%02dm", d/3600, d/60%60)
+	}
+	return fmt.Sprintf("%d seconds", d)
+}
+
+// Window writes the wall readings the transition behind the risk skips or
+// repeats: "01:00-02:00 repeated", "02:00-03:00 skipped",
+// "01:30-02:00 repeated" in Lord_Howe.
+func (r Risk) Window() string {
+	s, e := r.Transition.Start, r.Transition.End
+	what := "repeated"
+	if r.Transition.Kind == dstsafe.Gap {
+		what = "skipped"
+	}
+	return fmt.Sprintf("%02d:%02d-%02d:%02d %s", s.Hour, s.Minute, e.Hour, e.Minute, what)
+}

@@ -191,6 +191,19 @@ func checkDemo(t *testing.T, cfg config, r Replay, naive, safe *billing.DB) {
 	}
 	assert.Equal(t, time.Hour, r.Naive.Runs[1].Started.Sub(r.Naive.Runs[0].Started))
 
+	// The naive worker's 01:30 as a dstsafe schedule: one fire, at the
+	// first instant the zone's clock reads 01:30 that night (found by
+	// scanning the night minute by minute with the time package).
+	require.Len(t, r.SameSpec.Fires, 1)
+	var first time.Time
+	for at := r.SameSpec.Fires[0].Due.Add(-6 * time.Hour).Truncate(time.Minute); at.Before(r.SameSpec.Fires[0].Due.Add(6 * time.Hour)); at = at.Add(time.Minute) {
+		if l := at.In(cfg.Zone); l.Hour() == 1 && l.Minute() == 30 && dstsafe.DateOf(at, cfg.Zone) == cfg.Date {
+			first = at
+			break
+		}
+	}
+	assert.True(t, r.SameSpec.Fires[0].Due.Equal(first), "same-spec fire at %v, want %v", r.SameSpec.Fires[0].Due, first)
+
 	// dstsafe: one run, one charge per paying customer.
 	ledger, err := sqlledger.New(safe.DB)
 	require.NoError(t, err)

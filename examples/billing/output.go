@@ -53,6 +53,18 @@ func writeText(w io.Writer, r Replay) {
 	reconcileLine(p, r.Naive)
 	p("")
 
+	p("the naive worker's 01:30 as a dstsafe schedule: %s on the dstsafe Scheduler", r.SameSpec.Spec)
+	for i, f := range r.SameSpec.Fires {
+		p("  fire %d at %s, period %q (%s)", i+1, clock(f.Due), f.Period, f.Kind)
+	}
+	fires := fmt.Sprintf("%d fires", len(r.SameSpec.Fires))
+	if len(r.SameSpec.Fires) == 1 {
+		fires = "1 fire"
+	}
+	p("  %s that night: a fixed-time job fires once in a fold, at the first reading; the second 01:30 is the same period", fires)
+	p("")
+	p("the fix in production shape:")
+
 	p("dstsafe: %s, run_date in %s, claim (%q, run_date), one transaction per subscription", billing.Spec, r.Zone, billing.JobName)
 	for i, run := range r.DSTSafe.Runs {
 		p("  run %d at %s (%s UTC), claimed (%q, %q): charged %d, declined %d",

@@ -67,6 +67,7 @@ type Replay struct {
 	Database      string             `json:"database"`
 	Transitions   []transition       `json:"transitions"`
 	Naive         Outcome            `json:"naive"`
+	SameSpec      SameSpecOutcome    `json:"same_spec"`
 	DSTSafe       Outcome            `json:"dstsafe"`
 	Local         LocalOutcome       `json:"local_midnight"`
 	Anniversary   AnniversaryOutcome `json:"anniversary"`
@@ -105,14 +106,15 @@ func replay(ctx context.Context, cfg config) (Replay, error) {
 	r.Database = where
 	seed := billing.NewSeed(cfg.Subscriptions, cfg.Declining, cfg.Date, cfg.Zone)
 
-	// The three worlds share nothing (databases, processors, clocks), so
+	// The worlds share nothing (databases, processors, clocks), so
 	// they replay side by side.
 	var wg sync.WaitGroup
-	errs := make([]error, 4)
+	errs := make([]error, 5)
 	wg.Go(func() { r.Naive, errs[0] = replayNaive(ctx, cfg, dbs.naive, seed, start, end) })
 	wg.Go(func() { r.DSTSafe, errs[1] = replayDSTSafe(ctx, cfg, dbs.dstsafe, seed, start, end) })
 	wg.Go(func() { r.Local, errs[2] = replayLocal(ctx, cfg, dbs.local) })
 	wg.Go(func() { r.Anniversary, errs[3] = replayAnniversary(ctx, dbs.anniversary) })
+	wg.Go(func() { r.SameSpec, errs[4] = replaySameSpec(ctx, cfg, start, end) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return r, err

@@ -140,7 +140,14 @@ func runDate(ctx context.Context, o runOptions) (billing.RunStats, error) {
 	if clock == nil {
 		clock = clockwork.NewRealClock()
 	}
-	ledger, err := sqlledger.New(db.DB, sqlledger.WithClock(clock))
+	var ledgerOpts []sqlledger.Option
+	if o.Clock != nil {
+		// A simulated run: the ledger judges time by the same fake
+		// clock. A real one uses the database's clock, which every
+		// replica shares (docs/replicas.md).
+		ledgerOpts = append(ledgerOpts, sqlledger.WithClock(o.Clock))
+	}
+	ledger, err := sqlledger.New(db.DB, ledgerOpts...)
 	if err != nil {
 		return billing.RunStats{}, err
 	}

@@ -21,6 +21,7 @@ import (
 // for its ClaimRequest, Record and State.
 type Checks[Req, Rec, St any] struct {
 	Claim     func(ctx context.Context, req Req) (time.Duration, error)
+	ClockSkew func(req Req, storeNow time.Time) error
 	Heartbeat func(ctx context.Context, job, period string, lease time.Duration) (time.Duration, error)
 	Finish    func(ctx context.Context, job, period string, state St, reason string) (string, error)
 	Get       func(ctx context.Context, job, period string) error

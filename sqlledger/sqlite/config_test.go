@@ -65,15 +65,50 @@ func TestOpenSQLiteBadPath(t *testing.T) {
 			t.Errorf("OpenSQLite(%q) = %v, %v; want a *ConfigError for path", path, l, err)
 		}
 	}
-	// A directory that does not exist: not a configuration error, but an
-	// error now rather than at the first claim.
-	l, err := sqlite.OpenSQLite(filepath.Join(t.TempDir(), "no", "such", "dir", "ledger.db"))
-	if err == nil {
-		l.Close()
-		t.Fatal("OpenSQLite in a missing directory succeeded")
+}
+
+// A ledger path in a directory that does not exist (a fresh container
+// without its volume, a typo in the data dir): the error names the missing
+// directory and says OpenSQLite does not create it, rather than the
+// driver's "unable to open database file (14)"; never a nil ledger with a
+// nil error (the README's old snippet then panicked in Migrate).
+func TestOpenSQLiteMissingDir(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if errors.Is(err, sqlledger.ErrInvalidConfig) {
-		t.Errorf("OpenSQLite in a missing directory = %v, want an I/O error, not ErrInvalidConfig", err)
+	for _, tc := range []struct {
+		name, path, dir string
+		want            error
+	}{
+		{"missing", filepath.Join(tmp, "no", "such", "dir", "ledger.db"), filepath.Join(tmp, "no", "such", "dir"), fs.ErrNotExist},
+		{"parent is a file", filepath.Join(file, "ledger.db"), file, fs.ErrInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := sqlite.OpenSQLite(tc.path)
+			if err == nil {
+				l.Close()
+				t.Fatal("OpenSQLite succeeded")
+			}
+			if l != nil {
+				t.Errorf("OpenSQLite returned a ledger beside its error")
+			}
+			var pe *fs.PathError
+			if !errors.Is(err, tc.want) || !errors.As(err, &pe) || pe.Path != tc.dir {
+				t.Fatalf("OpenSQLite(%s) = %v; want %v on the directory %s", tc.path, err, tc.want, tc.dir)
+			}
+			if errors.Is(err, sqlledger.ErrInvalidConfig) {
+				t.Errorf("OpenSQLite in a missing directory = %v, want an I/O error, not ErrInvalidConfig", err)
+			}
+			// The message is the feature: it names the directory and the fix.
+			if tc.want == fs.ErrNotExist {
+				want := "sqlite: open " + tc.path + ": the directory " + tc.dir + " does not exist; create it first (os.MkdirAll): stat " + tc.dir + ": file does not exist"
+				if err.Error() != want {
+					t.Errorf("message:\n got %s\nwant %s", err, want)
+				}
+			}
+		})
 	}
 }
 

@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"modernc.org/sqlite" // registers the "sqlite" driver
@@ -39,7 +42,11 @@ import (
 // Migrate before use. A path that is empty, ":memory:" (every pooled
 // connection would get its own database) or a URI gives a
 // *sqlledger.ConfigError, and so do bad options; a path that cannot be
-// opened (no such directory) fails now, not at the first claim.
+// opened fails now, not at the first claim. A path whose directory does
+// not exist gives an error that names the directory (errors.Is
+// fs.ErrNotExist, errors.As *fs.PathError with the directory's Path):
+// OpenSQLite creates the file, never its directories. It never returns a
+// nil Ledger with a nil error.
 func OpenSQLite(path string, opts ...sqlledger.Option) (*sqlledger.Ledger, error) {
 	var c config.Config
 	for _, o := range opts {
@@ -73,6 +80,9 @@ func OpenSQLite(path string, opts ...sqlledger.Option) (*sqlledger.Ledger, error
 		}
 		busy = *c.BusyTimeout
 	}
+	if err := checkDir(path); err != nil {
+		return nil, err
+	}
 	// No journal_mode here: a connection that set it on open would fail to
 	// open while another process switches a new file (see useWAL).
 	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=synchronous(%s)&_txlock=immediate",
@@ -94,6 +104,25 @@ func OpenSQLite(path string, opts ...sqlledger.Option) (*sqlledger.Ledger, error
 		return nil, err
 	}
 	return l, nil
+}
+
+// checkDir reports a missing (or non-directory) parent of path in words
+// that point at the fix; the driver would say only "unable to open
+// database file (14)".
+func checkDir(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("sqlite: open %s: the directory %s does not exist; create it first (os.MkdirAll): %w",
+			path, dir, &fs.PathError{Op: "stat", Path: dir, Err: fs.ErrNotExist})
+	case err != nil:
+		return fmt.Errorf("sqlite: open %s: %w", path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("sqlite: open %s: %s is not a directory: %w",
+			path, dir, &fs.PathError{Op: "stat", Path: dir, Err: fs.ErrInvalid})
+	}
+	return nil
 }
 
 // maxSwitches bounds useWAL's rounds. Each lost round means another

@@ -220,3 +220,12 @@ func (x txLedger) GetPause(ctx context.Context, job string) (dstsafe.Pause, erro
 func (x txLedger) Release(ctx context.Context, job, period, by, reason string) (dstsafe.Record, error) {
 	return inTx(ctx, x.l, func(v *sqlledger.Ledger) (dstsafe.Record, error) { return v.Release(ctx, job, period, by, reason) })
 }
+
+func (x txLedger) Jobs(ctx context.Context) ([]string, error) {
+	return inTx(ctx, x.l, func(v *sqlledger.Ledger) ([]string, error) { return v.Jobs(ctx) })
+}
+
+func (n notMigrated) Jobs(ctx context.Context) ([]string, error) {
+	r, err := n.Ledger.Jobs(ctx)
+	return r, n.check(err)
+}

@@ -106,6 +106,7 @@ func Run(t *testing.T, b Backend) {
 		{"ConformanceInTx", testConformanceInTx},
 		{"GroupedClaims", testGroupedClaims},
 		{"GroupCommit", testGroupCommit},
+		{"GroupedClaimsSkew", testGroupedClaimsSkew},
 		{"Migrate", testMigrate},
 		{"MigrateSchemaTooNew", testMigrateSchemaTooNew},
 		{"MigrateUpgrade", testMigrateUpgrade},
@@ -114,6 +115,7 @@ func Run(t *testing.T, b Backend) {
 		{"ClaimCommitsWithBusinessRows", testClaimCommitsWithBusinessRows},
 		{"RaceProcesses", testRaceProcesses},
 		{"CrashedHolder", testCrashedHolder},
+		{"TakeoverRace", testTakeoverRace},
 	} {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, b) })
 	}

@@ -11,9 +11,13 @@ import (
 const nightly = "0 3 * * *"
 
 func specs(loc *time.Location) {
-	dstsafe.ParseCron("30 1 * * *")                         // want `cronspec: without a zone prefix`
-	dstsafe.ParseCron("CRON_TZ=America/Chicago 30 1 * * *") // want `cronspec: "30 1 \* \* \*" in America/Chicago is a fixed time inside a transition window \(01:30 occurs twice on \d{4}-11-0\d\)`
-	dstsafe.ParseCron("TZ=America/Chicago 30 2 * * *")      // want `cronspec: .* \(02:30 does not exist on \d{4}-03-\d\d\)`
+	dstsafe.ParseCron("30 1 * * *")                          // want `cronspec: without a zone prefix`
+	cron.ParseStandard("CRON_TZ=America/Chicago 30 1 * * *") // want `cronspec: "30 1 \* \* \*" in America/Chicago is a fixed time inside a transition window \(01:00-02:00 repeated: 01:30 occurs twice on \d{4}-11-0\d\), so the job runs twice, an hour off`
+	cron.ParseStandard("TZ=America/Chicago 30 2 * * *")      // want `cronspec: .* \(02:00-03:00 skipped: 02:30 does not exist on \d{4}-03-\d\d\)`
+	// dstsafe's own advice: its Scheduler runs a fold's time once and a
+	// gap's time at the gap's end, and claims each period.
+	dstsafe.ParseCron("CRON_TZ=America/Chicago 30 1 * * *")
+	dstsafe.ParseCron("TZ=America/Chicago 30 2 * * *")
 	dstsafe.ParseCron("CRON_TZ=America/Chicago 30 7 * * *") // outside the window
 	dstsafe.ParseCron("CRON_TZ=UTC 30 7 * * *")
 	dstsafe.ParseCron("CRON_TZ=America/Chicago */15 * * * *") // periodic: follows real time
@@ -25,7 +29,7 @@ func specs(loc *time.Location) {
 	c.AddFunc(`0 0 * * *`, func() {})                        // want `cronspec: without a zone prefix`
 	c.AddFunc("CRON_TZ=Europe/London 30 1 * * *", func() {}) // want `cronspec: .* in Europe/London is a fixed time inside a transition window`
 	cron.ParseStandard("CRON_TZ=UTC 0 0 * * *")
-	cron.Parser{}.Parse("CRON_TZ=Australia/Lord_Howe 0 45 1 * * *") // want `cronspec: .* Australia/Lord_Howe`
+	cron.Parser{}.Parse("CRON_TZ=Australia/Lord_Howe 0 45 1 * * *") // want `cronspec: .* Australia/Lord_Howe .*\(01:30-02:00 repeated: .*\), so the job runs twice, 30 minutes off`
 
 	gocron.CronJob("CRON_TZ=America/Havana 0 0 * * *", false) // want `cronspec: .*America/Havana.*00:00`
 	gocron.CronJob("CRON_TZ=America/New_York 0 12 * * *", false)

@@ -87,11 +87,12 @@ func Register(c *cron.Cron) error {
 }
 
 //corpus:case zoned-spec-map
-// A map of zoned specs; one is a fixed time inside Chicago's window.
+// A map of zoned specs parsed by dstsafe; one is a fixed time inside
+// Chicago's window, which the dstsafe Scheduler runs once (its own advice).
 
 func ParseAll() ([]*dstsafe.Cron, error) {
 	specs := map[string]string{
-		"billing": "CRON_TZ=America/Chicago 30 1 * * *", // want `cronspec: "30 1 \* \* \*" in America/Chicago is a fixed time inside a transition window`
+		"billing": "CRON_TZ=America/Chicago 30 1 * * *",
 		"sync":    "CRON_TZ=America/Chicago */15 * * * *",
 	}
 	var out []*dstsafe.Cron

@@ -36,3 +36,24 @@ type Scheduler interface {
 }
 
 func NewScheduler(options ...SchedulerOption) (Scheduler, error) { return nil, nil }
+
+type Weekdays func() []time.Weekday
+
+func NewWeekdays(d time.Weekday, ds ...time.Weekday) Weekdays { return nil }
+
+type DaysOfTheMonth func() []int
+
+func NewDaysOfTheMonth(d int, ds ...int) DaysOfTheMonth { return nil }
+
+func WeeklyJob(interval uint, days Weekdays, at AtTimes) JobDefinition        { return nil }
+func MonthlyJob(interval uint, days DaysOfTheMonth, at AtTimes) JobDefinition { return nil }
+
+type DaylightSavingsTimePolicy int
+
+const (
+	DaylightSavingsTimeDefault DaylightSavingsTimePolicy = iota
+	DaylightSavingsTimeSkip
+	DaylightSavingsTimeRunAfterTransition
+)
+
+func WithDaylightSavingsTimePolicy(policy DaylightSavingsTimePolicy) JobOption { return nil }

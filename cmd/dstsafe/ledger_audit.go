@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dstsafe/dstsafe"
+)
+
+// maxAuditPeriods bounds the periods one audit walks: a year of a
+// per-minute job is 527,040.
+const maxAuditPeriods = 1_000_000
+
+// auditSpec is what `ledger audit` checks: the schedule's periods due in
+// [from, to).
+type auditSpec struct {
+	cron     *dstsafe.Cron
+	from, to time.Time
+}
+
+// parseAudit checks audit's flags before the ledger is opened.
+func parseAudit(c *cmdContext, f *ledgerFlags) (*auditSpec, error) {
+	switch {
+	case f.job == "":
+		return nil, usagef("audit: missing --job: the job's name in the ledger")
+	case f.schedule == "":
+		return nil, usagef("audit: missing --schedule: the job's cron spec, as the service gives it (CRON_TZ=Zone ...)")
+	case f.from == "" || f.to == "":
+		return nil, usagef("audit: missing --from or --to: the range to audit, [from, to)")
+	}
+	var key dstsafe.PeriodKey
+	if err := key.UnmarshalText([]byte(f.key)); err != nil {
+		return nil, usagef("bad --key %q: want wall (the default: a period per wall reading) or date (one per civil date, WithPeriodKey(ByDate))", f.key)
+	}
+	sf := *f.sched
+	sf.from = ""
+	cr, _, err := c.parseSchedule(f.schedule, &sf, dstsafe.WithPeriodKey(key))
+	if err != nil {
+		return nil, err
+	}
+	from, err := parseBound("--from", f.from, cr.Location())
+	if err != nil {
+		return nil, err
+	}
+	to, err := parseBound("--to", f.to, cr.Location())
+	if err != nil {
+		return nil, err
+	}
+	if !from.Before(to) {
+		return nil, usagef("audit: --from %s is not before --to %s", f.from, f.to)
+	}
+	return &auditSpec{cron: cr, from: from, to: to}, nil
+}
+
+// parseBound reads an audit bound: a civil date (its first instant in
+// loc: local midnight, or the end of a gap that skips midnight), an RFC
+// 3339 instant, or a wall time in loc (the earlier reading in a fold).
+func parseBound(name, s string, loc *time.Location) (time.Time, error) {
+	if d, err := dstsafe.ParseDate(s); err == nil {
+		return dstsafe.Resolve(dstsafe.Wall{Year: d.Year, Month: d.Month, Day: d.Day}, loc, dstsafe.Compatible)
+	}
+	t, err := parseFrom(s, loc)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return time.Time{}, usagef("bad %s %q: want a civil date (2024-11-03: local midnight in %s), an RFC 3339 instant or a wall time", name, s, loc)
+	}
+	return t, err
+}
+
+// auditRow is a period of the schedule without a succeeded record.
+type auditRow struct {
+	Period string `json:"period"`
+	Due    string `json:"due"`
+	Wall   string `json:"wall"`
+	Kind   string `json:"kind"`
+	Status string `json:"status"` // missing, failed, abandoned, running, skipped
+	Owner  string `json:"owner,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	due    time.Time
+}
+
+// ledgerAudit lists every period the schedule had in [from, to), up to
+// now, that has no succeeded record. Exit 1 when one is missing, failed
+// or abandoned: work that should have happened and did not. Running
+// periods are in progress, skipped ones a decision (by whom, why).
+func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ string) error {
+	a := f.audit
+	now := c.now()
+	recs, err := l.List(context.Background(), job, "", "")
+	if err != nil {
+		return err
+	}
+	byPeriod := make(map[string]dstsafe.Record, len(recs))
+	for _, r := range recs {
+		byPeriod[r.Period] = r
+	}
+	var (
+		rows          []auditRow
+		total, notDue int
+		bad           int
+	)
+	for after := a.from.Add(-time.Nanosecond); ; {
+		o, ok := a.cron.NextOccurrence(after)
+		if !ok || !o.At.Before(a.to) {
+			break
+		}
+		after = o.At
+		if o.At.After(now) {
+			notDue++
+			continue
+		}
+		if total++; total > maxAuditPeriods {
+			return usagef("audit: more than %d periods from %s to %s: audit a shorter range", maxAuditPeriods, f.from, f.to)
+		}
+		row := auditRow{Period: o.Period, Due: exact(o.At), due: o.At, Wall: o.Wall.String(), Kind: o.Kind.String()}
+		r, ok := byPeriod[o.Period]
+		switch {
+		case !ok:
+			row.Status = "missing"
+		case r.State == dstsafe.StateSucceeded:
+			continue
+		default:
+			row.Status, row.Owner, row.Reason = r.State.String(), r.Owner, r.Reason
+		}
+		if row.Status == "missing" || row.Status == "failed" || row.Status == "abandoned" {
+			bad++
+		}
+		rows = append(rows, row)
+	}
+	if c.json {
+		if rows == nil {
+			rows = []auditRow{}
+		}
+		err := writeJSON(c.stdout, struct {
+			Job        string       `json:"job"`
+			Schedule   scheduleJSON `json:"schedule"`
+			Key        string       `json:"key"`
+			From       string       `json:"from"`
+			To         string       `json:"to"`
+			Periods    int          `json:"periods"`
+			NotDue     int          `json:"not_due"`
+			Complete   bool         `json:"complete"`
+			Incomplete []auditRow   `json:"incomplete"`
+		}{job, describeSchedule(a.cron), f.key, exact(a.from), exact(a.to), total, notDue, bad == 0, rows})
+		if err == nil && bad > 0 {
+			err = &exitError{code: exitFindings}
+		}
+		return err
+	}
+	fmt.Fprintf(c.stdout, "%s: %s, periods due from %s to %s (UTC, end excluded): %d\n",
+		job, a.cron, utc(a.from), utc(a.to), total)
+	if notDue > 0 {
+		fmt.Fprintf(c.stdout, "%d later period(s) not due yet, not audited\n", notDue)
+	}
+	if p, err := l.GetPause(context.Background(), job); err != nil {
+		return err
+	} else if p.Paused {
+		// Replicas record the periods due while paused as skipped; a
+		// missing one was due while no replica ran.
+		fmt.Fprintf(c.stdout, "%s: %s\n", job, pauseLine(p))
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(c.stdout, "complete: every period due has a succeeded record")
+		return nil
+	}
+	counts := map[string]int{}
+	for _, r := range rows {
+		counts[r.Status]++
+	}
+	var parts []string
+	for _, st := range []string{"missing", "failed", "abandoned", "running", "skipped"} {
+		if counts[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	verdict := "incomplete"
+	if bad == 0 {
+		verdict = "nothing missing or failed"
+	}
+	fmt.Fprintf(c.stdout, "%s: %d without a succeeded record: %s\n\n", verdict, len(rows), strings.Join(parts, ", "))
+	tw := newTable(c.stdout)
+	fmt.Fprintln(tw, "PERIOD\tDUE (UTC)\tKIND\tSTATUS\tOWNER\tNOTE")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Period, utc(r.due), r.Kind, r.Status, orDashS(r.Owner), r.Reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if bad > 0 {
+		return &exitError{code: exitFindings}
+	}
+	return nil
+}
