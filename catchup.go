@@ -443,6 +443,7 @@ func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
 		s.log.Error("run skip failed: ledger finish", "job", j.name, "period", t.o.Period, "error", err)
 		return
 	}
+	s.ledgerAnswered()
 	s.log.Warn("run skipped", "job", j.name, "period", t.o.Period, "due", t.o.At, "reason", reason)
 	s.emitTask(event.Skipped, j.name, t, rec.Attempt, reason, nil)
 	missed := reason

@@ -228,7 +228,10 @@ func (s *Scheduler) heartbeat(b *beat) {
 			err = fmt.Errorf("run slot %s: %w", b.slot.period, serr)
 		}
 	}
-	if err != nil && !isAnswer(err) && base.Err() == nil {
+	switch {
+	case err == nil:
+		s.ledgerAnswered()
+	case !isAnswer(err) && base.Err() == nil:
 		s.ledgerFailed(b.job, err)
 	}
 	switch {

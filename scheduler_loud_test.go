@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -375,5 +376,56 @@ func TestPausedPeriodsAreMissed(t *testing.T) {
 		if e.Type == event.Missed {
 			require.Equal(t, "paused", e.Reason)
 		}
+	}
+}
+
+func (l *outageLedger) Heartbeat(ctx context.Context, job, period string, token int64, lease time.Duration) (dstsafe.Record, error) {
+	if l.down.Load() {
+		return dstsafe.Record{}, errDBDown
+	}
+	return l.MemoryLedger.Heartbeat(ctx, job, period, token, lease)
+}
+
+// A heartbeat that fails is a ledger error, and one that then succeeds
+// ends the outage: a daily job's run that outlived a blip must not leave
+// Healthy failing for hours, until the next claim.
+func TestHeartbeatEndsAnOutage(t *testing.T) {
+	ctx := context.Background()
+	fc := clockwork.NewFakeClockAt(time.Date(2024, 6, 1, 12, 0, 30, 0, time.UTC))
+	l := &outageLedger{MemoryLedger: dstsafe.NewMemoryLedger(fc)}
+	ev := &eventLog{}
+	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(l), dstsafe.WithLogger(quiet()),
+		dstsafe.WithWakeInterval(0), dstsafe.WithObserver(ev), dstsafe.WithStartupTimeout(5*time.Second))
+	job := newBlockingJob()
+	require.NoError(t, s.Add("export", mustCron(t, "1 12 * * *"), job.run, dstsafe.WithLease(30*time.Second, 10*time.Second)))
+	h := startRun(t, s)
+	fc.Advance(30 * time.Second) // 12:01: the run starts
+	recv(t, job.started)
+	require.NoError(t, fc.BlockUntilContext(ctx, 2)) // the loop's timer and the leases' one
+	l.down.Store(true)
+	fc.Advance(10 * time.Second)                                       // 12:01:10: the heartbeat fails
+	spinUntil(t, func() bool { return ev.has(event.LedgerError, "") }) // the heartbeat's own goroutine
+	require.NoError(t, fc.BlockUntilContext(ctx, 2))
+	l.down.Store(false)
+	fc.Advance(10 * time.Second) // 12:01:20: it succeeds
+	require.NoError(t, fc.BlockUntilContext(ctx, 2))
+	spinUntil(t, func() bool { d, _ := s.Describe(ctx, "export", 0); return d.LedgerDownSince.IsZero() })
+	fc.Advance(9 * time.Second) // 12:01:29: 19 s after the failure, well past the 5 s bound
+	require.NoError(t, s.Healthy())
+	job.release <- nil
+	h.settle(fc.Now())
+}
+
+// spinUntil yields until cond holds, for what the scheduler does in
+// goroutines the simulation seam does not count (a heartbeat's ledger
+// call); 10 s of real time is a safety net, never a synchronisation.
+func spinUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition never held")
+		}
+		runtime.Gosched()
 	}
 }

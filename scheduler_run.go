@@ -308,6 +308,8 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 	_, ferr := s.ledger.Finish(finishCtx, j.name, run.Period, run.Token, state, reason)
 	if ferr != nil && !isAnswer(ferr) {
 		s.ledgerFailed(j.name, ferr)
+	} else {
+		s.ledgerAnswered()
 	}
 	if ferr != nil {
 		switch {
