@@ -52,10 +52,16 @@ type BackfillResult struct {
 	// what the job's RetryPolicy allows (an operator's
 	// ControlLedger.Release allows one more).
 	Recorded int
-	// Left counts the periods of the range after Limit was
-	// reached, which this call did not look at.
-	Left int
+	// Left counts the periods of the range after Limit was reached, which
+	// this call did not look at, up to 10,000: counting walks the
+	// schedule, and a year of a per-second job has 31 million periods.
+	// MoreLeft says there are more than Left.
+	Left     int
+	MoreLeft bool
 }
+
+// maxLeft caps BackfillResult.Left.
+const maxLeft = 10000
 
 // Backfill runs every period of job's schedule due in [from, to) that has
 // no succeeded record, oldest first, through the same claim, lease,
@@ -118,12 +124,16 @@ func (s *Scheduler) Backfill(ctx context.Context, job string, from, to time.Time
 	var tasks []task // OverlapAllow: the ones to run at once
 	o, ok := spec.nextAfter(from.Add(-time.Nanosecond))
 	for ; ok && o.At.Before(to); o, ok = spec.nextAfter(o.At) {
-		if cfg.Limit > 0 && len(res.Ran)+len(tasks) >= cfg.Limit {
-			res.Left++
-			continue
-		}
 		if err := ctx.Err(); err != nil {
 			return res, err
+		}
+		if cfg.Limit > 0 && len(res.Ran)+len(tasks) >= cfg.Limit {
+			if res.Left == maxLeft {
+				res.MoreLeft = true
+				break
+			}
+			res.Left++
+			continue
 		}
 		t := task{spec: spec, o: o}
 		if cfg.Concurrent {

@@ -152,6 +152,17 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		next, hasNext = spec.nextAfter(cursor)
 	}
 
+	var late map[string]*watch // past their deadline already
+	if len(due) > 0 {
+		// Watched from now on, before any ledger call: a period due while
+		// the ledger is down is at risk at its deadline, not silent.
+		s.mu.Lock()
+		if !j.removed {
+			late = s.watchDue(j.name, due, now)
+		}
+		s.mu.Unlock()
+	}
+
 	// The ledger's say: whether the job has used its runs, or is paused.
 	var paused []task
 	done := false
@@ -175,6 +186,11 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 			return
 		}
 		if done {
+			s.mu.Lock()
+			for _, t := range due {
+				s.unwatchLocked(j.name, t.o.Period) // the job is done: not missed
+			}
+			s.mu.Unlock()
 			due, hasNext = nil, false
 			s.log.Info("run limit reached: job done", "job", j.name, "max_runs", spec.cfg.maxRuns)
 		}
@@ -236,6 +252,9 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		}
 		for _, t := range run {
 			s.emitTask(event.Due, j.name, t, 0, "", nil)
+			if late[t.o.Period] != nil {
+				s.emitTask(event.AtRisk, j.name, t, 0, riskNotClaimed, nil)
+			}
 		}
 	}
 	if dropped > 0 {
@@ -298,8 +317,8 @@ var resumeLookback = []time.Duration{3 * 24 * time.Hour, 40 * 24 * time.Hour, 40
 
 // prime sets j's cursor from the ledger: the claim time of its latest
 // record, or just before now for a job with no record (it starts fresh
-// and catches up nothing; a period due before now whose jittered start is
-// after it is still to come). When that record was made under another
+// and catches up nothing, nor runs a period due before now whose jittered
+// start is after it). When that record was made under another
 // schedule, it queues the edit, so that plan counts missed periods under
 // the schedule that was in force. A transient ledger error is retried
 // with backoff on the clock; it returns false when Run stops first or the
@@ -316,6 +335,7 @@ func (s *Scheduler) prime(rs *runState, j *job) bool {
 			if rs.ctx.Err() != nil {
 				return false
 			}
+			s.ledgerFailed(j.name, err)
 			if isPermanent(err) {
 				s.fail(rs, j.name, err)
 				return false
@@ -327,12 +347,18 @@ func (s *Scheduler) prime(rs *runState, j *job) bool {
 			backoff = min(2*backoff, time.Minute)
 			continue
 		}
+		s.ledgerAnswered()
+		// A job with no record starts with the periods due after now,
+		// jitter or not: a period due before it was added is not its to
+		// run, even when its jittered start is still to come.
 		cursor := now.Add(-time.Nanosecond)
-		if spec.cfg.jitter > 0 {
+		if spec.cfg.jitter > 0 && len(recs) == 0 {
 			if o, ok := spec.nextAfter(now.Add(-spec.cfg.jitter)); ok && !o.At.After(now) && spec.taskOf(j.name, o).start.After(now) {
-				// Due already, but its jittered start is still to come (at
-				// most one period is: the jitter is shorter than any interval).
-				cursor = o.At.Add(-time.Nanosecond)
+				// Said, since a restart in this window of a job that has
+				// never recorded a period looks the same: another replica
+				// that was running still runs it.
+				s.log.Warn("run not started: due before the job started", "job", j.name, "period", o.Period,
+					"due", o.At, "start", spec.taskOf(j.name, o).start)
 			}
 		}
 		var edits []edit
@@ -392,27 +418,39 @@ func (s *Scheduler) skip(rs *runState, j *job, t task, reason string) {
 	s.noteClaim(j.name, t, err)
 	if err != nil {
 		var ce *ClaimedError
-		switch {
-		case errors.As(err, &ce):
+		if errors.As(err, &ce) {
 			s.emitTask(event.ClaimedElsewhere, j.name, t, ce.Existing.Attempt, "", nil)
+			s.periodClaimed(j.name, t, false, &ce.Existing)
 			return // already has its record
-		case errors.Is(err, ErrClockSkew):
+		}
+		if errors.Is(err, ErrClockSkew) {
 			return // reported by noteClaim, logged once per episode
-		case isPermanent(err):
+		}
+		s.ledgerFailed(j.name, err)
+		if isPermanent(err) {
 			s.fail(rs, j.name, err)
 		}
 		s.log.Error("run skip failed: ledger claim", "job", j.name, "period", t.o.Period, "error", err)
 		return
 	}
 	if _, err := s.ledger.Finish(rs.ctx, j.name, t.o.Period, rec.Token, StateSkipped, reason); err != nil {
+		if !isAnswer(err) {
+			s.ledgerFailed(j.name, err)
+		}
 		if isPermanent(err) {
 			s.fail(rs, j.name, err)
 		}
 		s.log.Error("run skip failed: ledger finish", "job", j.name, "period", t.o.Period, "error", err)
 		return
 	}
+	s.ledgerAnswered()
 	s.log.Warn("run skipped", "job", j.name, "period", t.o.Period, "due", t.o.At, "reason", reason)
 	s.emitTask(event.Skipped, j.name, t, rec.Attempt, reason, nil)
+	missed := reason
+	if reason == reasonEdit || reason == reasonMaxRuns {
+		missed = "" // on purpose: not a period the job was to run
+	}
+	s.periodEnded(j.name, t, missed)
 }
 
 // fingerprintNow is the fingerprint of j's schedule in force now, which

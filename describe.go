@@ -43,6 +43,22 @@ type Description struct {
 	// error wrapping ErrZoneData that names both zone data ids and when
 	// Last was claimed. Nil otherwise. See event.ZoneData.
 	ZoneData error
+	// Ledger names the Scheduler's ledger: "memory (not durable)" for the
+	// default MemoryLedger (no WithLedger), else its type
+	// ("*sqlledger.Ledger"; a MemoryLedger given explicitly is marked
+	// "(not durable)" too).
+	Ledger string
+	// LedgerDownSince is when the Scheduler's ledger stopped answering
+	// (the first failed call of an outage that has not ended; see
+	// Healthy), and LedgerErr its latest error; zero and nil while it
+	// answers.
+	LedgerDownSince time.Time
+	LedgerErr       error
+	// AtRisk lists the job's periods (keys) that this running Scheduler
+	// found due and that passed their deadline without succeeding, and
+	// have not ended since (see event.AtRisk); empty when Run is not
+	// running.
+	AtRisk []string
 }
 
 // Upcoming is one coming occurrence of a job.
@@ -62,7 +78,10 @@ type Upcoming struct {
 // one two, the second keyed "...;fold=1"; across the 2024-03-10 gap a
 // 02:30 job lists the occurrence at 03:30 CDT with Kind gap and Period
 // "2024-03-10T02:30:00". It returns a *JobError wrapping ErrUnknownJob
-// for a job that was not added, or wrapping the ledger's error.
+// for a job that was not added, or wrapping the ledger's error: then the
+// Description is returned too, without what the ledger would have said
+// (Last, Pause, Runs) and with LedgerErr set, so a status page can show
+// the outage.
 func (s *Scheduler) Describe(ctx context.Context, job string, n int) (Description, error) {
 	s.mu.Lock()
 	j := s.jobs[job]
@@ -76,8 +95,19 @@ func (s *Scheduler) Describe(ctx context.Context, job string, n int) (Descriptio
 	}
 	cfg := &spec.cfg
 	d := Description{Job: job, Schedule: spec.sched, Overlap: cfg.overlap, CatchUp: cfg.catchUp, Jitter: cfg.jitter,
-		Start: cfg.startOf(), End: cfg.endOf(), MaxRuns: cfg.maxRuns, ClockSkew: s.skew.current()}
-	fail := func(err error) (Description, error) { return Description{}, &JobError{Job: job, Err: err} }
+		Start: cfg.startOf(), End: cfg.endOf(), MaxRuns: cfg.maxRuns, ClockSkew: s.skew.current(),
+		Ledger: s.ledgerKind()}
+	d.LedgerDownSince, d.LedgerErr = s.ledgerDown()
+	d.AtRisk = s.atRiskOf(job)
+	fail := func(err error) (Description, error) {
+		// What needs no ledger, and the outage, for a status page that
+		// shows the ledger is down.
+		d.Last, d.Pause, d.Runs = nil, Pause{}, 0
+		if d.LedgerErr == nil {
+			d.LedgerErr = err
+		}
+		return d, &JobError{Job: job, Err: err}
+	}
 	now := s.clock.Now()
 	if cfg.maxRuns > 0 {
 		states, err := s.slotStates(runEnv{ctx: ctx}, job)

@@ -123,11 +123,16 @@
 //
 // # Nil arguments
 //
-// One rule in every package of the module. An option given a nil
-// interface or pointer (WithClock(nil), WithLedger(nil), WithLogger(nil),
-// WithCatchUp(nil)), or an empty owner, is ignored: the setting keeps its
-// documented default, as if the option were not given, and nothing
-// panics. A nil option function is ignored too. A nil *time.Location is
+// One rule in every package of the module. A nil where the default is
+// harmless is ignored, as if the option were not given: WithClock(nil)
+// (the real clock), WithLogger(nil) (slog.Default()), WithObserver(nil)
+// (none), an empty WithOwner, a nil option function. A nil where the
+// default would silently change what runs is an error from Add, Update
+// and Run naming the option (an *ArgError wrapping ErrInvalidArgument):
+// WithLedger(nil) (a silent MemoryLedger would forget every period at a
+// restart), WithCatchUp(nil). A typed nil (a nil *sqlledger.Ledger or
+// *clockwork.FakeClock in the interface) would panic on a scheduler
+// goroutine, so it is an error for every option. Nothing panics. A nil *time.Location is
 // never a default, since the zone decides what a fold or a gap is: a
 // function that returns an error returns a typed one naming the argument
 // and wrapping [ErrInvalidArgument] ([ParseCron] a *ParseError for

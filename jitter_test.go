@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -79,10 +80,20 @@ func TestJitterNeverMovesAPeriod(t *testing.T) {
 				second, err := dstsafe.Simulate(context.Background(), s2, 28*time.Hour)
 				require.NoError(t, err)
 				both := append(first, second...)
-				require.Equal(t, len(jittered), len(both))
+				want := jittered
+				if restart := night.start.Add(20 * time.Hour); len(first) == 0 {
+					// The job had no record: the restarted one starts at the
+					// restart, and a period due before it whose jittered start
+					// was still to come is not its (issue 21: a job runs no
+					// period due before it started).
+					want = slices.DeleteFunc(slices.Clone(jittered), func(f dstsafe.Fire) bool {
+						return f.Due.Before(restart) && !f.Started.Before(restart)
+					})
+				}
+				require.Equal(t, len(want), len(both))
 				for i, f := range both {
-					require.Equal(t, jittered[i].Period, f.Period)
-					require.True(t, jittered[i].Started.Equal(f.Started), "restart rolled %v again: %v", jittered[i], f.Started)
+					require.Equal(t, want[i].Period, f.Period)
+					require.True(t, want[i].Started.Equal(f.Started), "restart rolled %v again: %v", want[i], f.Started)
 				}
 			})
 		}

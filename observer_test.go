@@ -79,11 +79,15 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		}))
 		_, err := dstsafe.Simulate(ctx, a, time.Hour)
 		require.NoError(t, err)
-		require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.Failed},
+		// No retry: the period will not run by its schedule.
+		require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.Failed, event.Missed},
 			ev.types("sync", "2024-06-01T01:00:00"))
 		for _, e := range ev.all() {
-			if e.Type == event.Failed {
+			switch e.Type {
+			case event.Failed:
 				require.ErrorIs(t, e.Err, boom)
+			case event.Missed:
+				require.Equal(t, "failed: no retry left", e.Reason)
 			}
 		}
 		b := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithObserver(evB))
@@ -106,17 +110,21 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 			clock.Advance(3*time.Hour + 30*time.Minute) // down until 03:30: 01:00, 02:00, 03:00 missed
 			_, err = dstsafe.Simulate(ctx, s, 0)
 			require.NoError(t, err)
-			skipped := []event.Type{event.Due, event.Skipped}
+			skipped := []event.Type{event.Due, event.Skipped, event.Missed}
 			require.Equal(t, skipped, ev.types("sync", "2024-06-01T01:00:00"))
 			require.Equal(t, skipped, ev.types("sync", "2024-06-01T02:00:00"))
 			if _, latest := p.(dstsafe.CatchUpLatest); latest {
-				require.Equal(t, []event.Type{event.Due, event.Claimed, event.Late, event.Started, event.Succeeded},
+				// Caught up 25 minutes after its deadline (03:05): at risk
+				// as it starts.
+				require.Equal(t, []event.Type{event.Due, event.AtRisk, event.Claimed, event.Late, event.Started, event.Succeeded},
 					ev.types("sync", "2024-06-01T03:00:00"))
 			} else {
 				require.Equal(t, skipped, ev.types("sync", "2024-06-01T03:00:00"))
 			}
 			for _, e := range ev.all() {
 				switch e.Type {
+				case event.Missed:
+					require.Equal(t, "missed: catch-up policy", e.Reason)
 				case event.Skipped:
 					require.Equal(t, "missed: catch-up policy", e.Reason)
 					require.Equal(t, clock.Now().Sub(e.Due), e.Late)
@@ -201,10 +209,59 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		require.Equal(t, []event.Type{event.Due, event.ClaimedElsewhere, event.ZoneData}, ev.types("report", "2023-06-04T01:30:00"))
 		note(ev)
 	})
-	for typ := event.Due; typ <= event.ZoneData; typ++ {
+	t.Run("ledger error", func(t *testing.T) {
+		fc := clockwork.NewFakeClockAt(start)
+		l := &outageLedger{MemoryLedger: dstsafe.NewMemoryLedger(fc)}
+		l.down.Store(true)
+		ev := &eventLog{}
+		s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(l), dstsafe.WithLogger(quiet()),
+			dstsafe.WithObserver(ev), dstsafe.WithStartupTimeout(time.Second))
+		_, err := dstsafe.Simulate(ctx, s, time.Hour)
+		require.ErrorIs(t, err, dstsafe.ErrLedgerUnreachable)
+		require.Len(t, ev.all(), 2) // at 0 and at the 1 s bound
+		note(ev)
+	})
+	t.Run("at risk", func(t *testing.T) {
+		// The ledger is down from 01:00 until the 01:00 period is reported
+		// at risk: its deadline is 01:05 (5 x the misfire threshold of a
+		// minute), noticed when the loop next wakes (02:00, under
+		// Simulate). The claim, retried all along, then runs it.
+		fc := clockwork.NewFakeClockAt(start)
+		l := &outageLedger{MemoryLedger: dstsafe.NewMemoryLedger(fc)}
+		var s *dstsafe.Scheduler
+		ev := &eventLog{}
+		obs := observerFunc(func(e dstsafe.Event) {
+			ev.Observe(e)
+			switch {
+			case e.Type == event.Due && e.Period == "2024-06-01T01:00:00":
+				l.down.Store(true) // before the claim
+			case e.Type == event.AtRisk:
+				l.down.Store(false)
+			}
+		})
+		s = dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(l), dstsafe.WithLogger(quiet()), dstsafe.WithObserver(obs))
+		require.NoError(t, s.Add("sync", hourly, nop))
+		_, err := dstsafe.Simulate(ctx, s, 2*time.Hour+2*time.Minute) // the retries back off up to a minute
+		require.NoError(t, err)
+		var atRisk []dstsafe.Event
+		for _, e := range ev.all() {
+			if e.Type == event.AtRisk {
+				atRisk = append(atRisk, e)
+			}
+		}
+		require.Len(t, atRisk, 1)
+		require.Equal(t, "2024-06-01T01:00:00", atRisk[0].Period)
+		require.Equal(t, "not claimed yet", atRisk[0].Reason)
+		require.Equal(t, start.Add(2*time.Hour), atRisk[0].At)
+		rec, err := l.Get(ctx, "sync", "2024-06-01T01:00:00")
+		require.NoError(t, err)
+		require.Equal(t, dstsafe.StateSucceeded, rec.State, "run late once the ledger was back")
+		note(ev)
+	})
+	for typ := event.Due; typ <= event.Missed; typ++ {
 		require.True(t, seen[typ], "no test emitted %s", typ)
 	}
-	require.Equal(t, "invalid", (event.ZoneData + 1).String(), "a new event.Type needs a case here")
+	require.Equal(t, "invalid", (event.Missed + 1).String(), "a new event.Type needs a case here")
 }
 
 // unreachableHeartbeat is the real MemoryLedger behind a connection that
@@ -214,3 +271,8 @@ type unreachableHeartbeat struct{ *dstsafe.MemoryLedger }
 func (u *unreachableHeartbeat) Heartbeat(context.Context, string, string, int64, time.Duration) (dstsafe.Record, error) {
 	return dstsafe.Record{}, errConnRefused
 }
+
+// observerFunc adapts a function to an Observer.
+type observerFunc func(dstsafe.Event)
+
+func (f observerFunc) Observe(e dstsafe.Event) { f(e) }

@@ -18,8 +18,17 @@ type schedulerConfig struct {
 	drainTimeout time.Duration
 	wakeInterval time.Duration
 	observers    []Observer
+	startup      time.Duration
+	err          error // the first bad option: Add, Update and Run return it
 	// maxClockOffset: WithMaxClockOffset (scheduler_skew.go).
 	maxClockOffset time.Duration
+}
+
+// fail keeps the first bad option's error.
+func (c *schedulerConfig) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
 }
 
 // The defaults of WithDrainTimeout and WithWakeInterval.
@@ -28,26 +37,42 @@ const (
 	defaultWakeInterval = time.Minute
 )
 
-// WithClock sets the Scheduler's clock. Defaults to clockwork.NewRealClock(); a nil
-// clock is ignored, as if not given. Pass a *clockwork.FakeClock to drive the
-// scheduler in tests (see Simulate).
+// WithClock sets the Scheduler's clock. Defaults to clockwork.NewRealClock(); a
+// nil clock is ignored, as if not given (the real clock is what production
+// wants, and Simulate refuses it, so a test notices). A typed nil (a nil
+// *clockwork.FakeClock) would panic on the scheduler's goroutines: Add,
+// Update and Run return an *ArgError wrapping ErrInvalidArgument instead.
+// Pass a *clockwork.FakeClock to drive the scheduler in tests (see
+// Simulate).
 func WithClock(c Clock) SchedulerOption {
 	return func(cfg *schedulerConfig) {
-		if c != nil {
+		switch {
+		case c == nil:
+		case isNilValue(c):
+			cfg.fail(&ArgError{Func: "WithClock", Arg: "c", Err: fmt.Errorf("%w (%T)", errNilClock, c)})
+		default:
 			cfg.clock = c
 		}
 	}
 }
 
-// WithLedger sets the ledger runs are claimed in. Defaults to a new
-// MemoryLedger on the scheduler's clock, which only guards one process:
+// WithLedger sets the ledger runs are claimed in. Without it the Scheduler
+// uses a new MemoryLedger on its clock, which only guards one process: its
+// periods are not remembered across restarts nor shared between replicas,
+// and Run logs that once at WARN ("scheduler ledger not durable");
 // services that restart or run replicas need a shared, durable ledger
-// (sqlledger, redisledger). A nil ledger is ignored, as if not given.
+// (sqlledger, redisledger). A nil ledger, or a typed nil (a nil
+// *sqlledger.Ledger), is never a default, since a silent memory ledger
+// would let a restarted process run a period again: Add, Update and Run
+// return an *ArgError ("dstsafe: WithLedger: l: nil ledger") wrapping
+// ErrInvalidArgument.
 func WithLedger(l Ledger) SchedulerOption {
 	return func(cfg *schedulerConfig) {
-		if l != nil {
-			cfg.ledger = l
+		if l == nil || isNilValue(l) {
+			cfg.fail(&ArgError{Func: "WithLedger", Arg: "l", Err: fmt.Errorf("%w (%T)", errNilLedger, l)})
+			return
 		}
+		cfg.ledger = l
 	}
 }
 
@@ -98,10 +123,17 @@ func WithWakeInterval(d time.Duration) SchedulerOption {
 // WithObserver tells o about everything the Scheduler does with each
 // period (see Observer and event.Type for what is emitted where). Several
 // WithObserver options all observe, in the order given; a nil Observer is
-// ignored. Defaults to none.
+// ignored (the pattern "obs is set only when metrics are on"). A typed
+// nil (a nil pointer whose type implements Observer) would panic on the
+// scheduler's goroutines: Add, Update and Run return an *ArgError
+// wrapping ErrInvalidArgument instead. Defaults to none.
 func WithObserver(o Observer) SchedulerOption {
 	return func(cfg *schedulerConfig) {
-		if o != nil {
+		switch {
+		case o == nil:
+		case isNilValue(o):
+			cfg.fail(&ArgError{Func: "WithObserver", Arg: "o", Err: fmt.Errorf("%w (%T)", errNilObserver, o)})
+		default:
 			cfg.observers = append(cfg.observers, o)
 		}
 	}
@@ -134,12 +166,21 @@ type jobConfig struct {
 const DefaultMisfireThreshold = time.Minute
 
 // WithCatchUp sets what the job does with periods it missed while the
-// scheduler was down, suspended or stalled. Defaults to CatchUpLatest{};
-// a nil policy is ignored, as if not given.
+// scheduler was down, suspended or stalled. Defaults to CatchUpLatest{}
+// (without the option). The policy decides whether a missed period runs
+// late or never, so it is never guessed: a nil policy, or one that is not
+// CatchUpLatest{}, CatchUpAll{...} or CatchUpSkip{} by value (a
+// *CatchUpAll would otherwise be read as CatchUpLatest), makes Add return
+// a *JobError wrapping an *ArgError wrapping ErrInvalidArgument.
 func WithCatchUp(p CatchUpPolicy) JobOption {
 	return func(c *jobConfig) {
-		if p != nil {
+		switch p.(type) {
+		case CatchUpLatest, CatchUpAll, CatchUpSkip:
 			c.catchUp = p
+		case nil:
+			c.fail(&ArgError{Func: "WithCatchUp", Arg: "p", Err: errNilPolicy})
+		default:
+			c.fail(&ArgError{Func: "WithCatchUp", Arg: "p", Err: fmt.Errorf("%w: %T: want CatchUpLatest{}, CatchUpAll{...} or CatchUpSkip{}", errUnknownPolicy, p)})
 		}
 	}
 }
@@ -163,7 +204,13 @@ func WithTimeout(d time.Duration) JobOption {
 // p.MaxAttempts allows, and p is passed to the ledger so a failed or
 // abandoned period may be taken over. Defaults to no retry, which is what a
 // money-moving job wants unless it is idempotent end to end. A zero or
-// negative backoff retries at once.
+// negative backoff retries at once. A policy that could never retry is
+// refused rather than ignored (Add returns a *JobError wrapping an
+// *ArgError wrapping ErrInvalidArgument): Failed or Abandoned with a
+// MaxAttempts below 2 (it counts the first attempt), a MaxAttempts above 1
+// with neither, a negative MaxAttempts, and a positive backoff without
+// Failed (the backoff paces retries of failed runs only). The zero
+// RetryPolicy with no backoff is the explicit "no retry".
 func WithRetry(p RetryPolicy, backoff time.Duration) JobOption {
 	return func(c *jobConfig) {
 		c.retry = p
@@ -172,8 +219,11 @@ func WithRetry(p RetryPolicy, backoff time.Duration) JobOption {
 }
 
 // WithLease sets the claim's lease and how often a running job heartbeats.
-// Defaults to DefaultLease and a third of the lease. A heartbeat that is
-// zero, negative or not shorter than the lease is replaced by lease/3.
+// Defaults to DefaultLease and a third of the lease: a lease that is zero
+// or negative means DefaultLease, a heartbeat that is zero or negative
+// lease/3. A heartbeat not shorter than the lease would let the claim
+// lapse between heartbeats: Add returns a *JobError wrapping an *ArgError
+// wrapping ErrInvalidArgument.
 func WithLease(lease, heartbeat time.Duration) JobOption {
 	return func(c *jobConfig) {
 		c.lease = lease

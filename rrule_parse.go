@@ -25,7 +25,12 @@ import (
 // RRULE may be absent (the recurrence is DTSTART and the RDATEs) and may
 // appear once. EXDATE and RDATE take DATE-TIME values, each with TZID, in
 // UTC or floating; one in another zone than the rule's is converted to the
-// rule's wall reading of the same instant.
+// rule's wall reading of the same instant. An EXDATE that names an instant
+// (in UTC or another zone) also excludes a reading a gap skipped whose
+// RFC 5545 instant it is (§3.3.5: read with the offset before the gap):
+// EXDATE:20240310T083000Z excludes 02:30 of 2024-03-10 in
+// America/Chicago (02:30 CST = 08:30Z, run at 03:30 CDT by GapShift), as
+// python-dateutil does; String then lists both readings.
 //
 // The RRULE parts of RFC 5545 §3.3.10 are supported: FREQ (SECONDLY to
 // YEARLY), INTERVAL, COUNT or UNTIL, WKST, BYMONTH, BYWEEKNO, BYYEARDAY,
@@ -362,18 +367,47 @@ func (p *ruleParser) parseDates(r *RRule, field string, lines []valueLine) ([]in
 				return nil, p.fail(field, fmt.Sprintf("%s has both TZID and a UTC time (Z)", v))
 			}
 			s := w.naive()
+			var at time.Time // the instant named, when it is not a reading of r.loc
 			switch {
 			case utc:
-				s = naiveIn(time.Unix(s, 0), r.loc)
+				at = time.Unix(s, 0)
 			case loc != r.loc && loc.String() != r.loc.String():
-				t, _ := Resolve(w, loc, Compatible)
-				s = naiveIn(t, r.loc)
+				at, _ = Resolve(w, loc, Compatible)
+			}
+			if !at.IsZero() {
+				s = naiveIn(at, r.loc)
+				if g, ok := gapReadingAt(at, r.loc); ok && field == "EXDATE" {
+					out = append(out, g)
+				}
 			}
 			out = append(out, s)
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// gapReadingAt returns the wall reading of loc (naive seconds) that a
+// clock-forward gap skipped and whose RFC 5545 instant is at: RFC 5545
+// §3.3.5 reads a time in a gap with the offset before the gap, so 02:30 on
+// 2024-03-10 in America/Chicago is 02:30 CST, 08:30Z, the instant a UTC
+// EXDATE of 20240310T083000Z names (and the instant GapShift runs it at,
+// 03:30 CDT). An EXDATE naming that instant excludes that reading too, as
+// python-dateutil does. False when no gap reading has that instant.
+func gapReadingAt(at time.Time, loc *time.Location) (int64, bool) {
+	// A gap shifts a reading by the gap's size, at most a day (Apia's
+	// skipped 2011-12-30): look at the changes of the day before at.
+	for _, tr := range Transitions(loc, at.Add(-25*time.Hour), at.Add(time.Second)) {
+		if tr.Kind != Gap {
+			continue
+		}
+		g := at.Unix() + int64(tr.OffsetBefore)
+		w := wallOfNaive(g, 0)
+		if res := Lookup(w, loc); res.Kind == Gap && res.Later.Equal(at) {
+			return g, true
+		}
+	}
+	return 0, false
 }
 
 // naiveIn returns the naive seconds of t's wall reading in loc.

@@ -98,6 +98,13 @@ type Scheduler struct {
 
 	keeper keeper // the running attempts' heartbeats and timeouts
 
+	// cfgErr is the first refused SchedulerOption: Add, Update and Run
+	// return it, so a nil ledger never runs on a silent default.
+	cfgErr error
+	health health // Run's phase and the ledger's reachability (Healthy)
+	// watches are the periods found due and not ended, by deadline
+	// (event.AtRisk). Guarded by mu.
+	watches watches
 	// Clock skew (scheduler_skew.go): the offset claims allow, and
 	// whether the last claim was refused for it.
 	maxClockOffset time.Duration
@@ -130,7 +137,10 @@ func (rs *runState) stopped() bool {
 
 // NewScheduler returns a Scheduler configured by opts. Without options it
 // runs on the real clock with a MemoryLedger, logs to slog.Default() and
-// names itself "hostname:pid" in the ledger. On a *clockwork.FakeClock
+// names itself "hostname:pid" in the ledger. An option it refuses (a nil
+// or typed-nil ledger, a typed-nil clock or observer: see each option) is
+// kept and returned, as an *ArgError naming it, by Add, Update, Run and
+// Healthy: NewScheduler itself returns no error. On a *clockwork.FakeClock
 // (tests, Simulate) it logs nothing unless WithLogger is given.
 func NewScheduler(opts ...SchedulerOption) *Scheduler {
 	cfg := schedulerConfig{drainTimeout: defaultDrainTimeout, wakeInterval: defaultWakeInterval}
@@ -142,7 +152,8 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 	if cfg.clock == nil {
 		cfg.clock = clockwork.NewRealClock()
 	}
-	if cfg.ledger == nil {
+	memoryDefault := cfg.ledger == nil
+	if memoryDefault {
 		cfg.ledger = NewMemoryLedger(cfg.clock)
 	}
 	if cfg.logger == nil {
@@ -173,6 +184,8 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 		wakeInterval: cfg.wakeInterval,
 		wake:         make(chan struct{}, 1),
 		jobs:         make(map[string]*job),
+		cfgErr:       cfg.err,
+		health:       newHealth(memoryDefault, cfg.startup),
 	}
 	s.maxClockOffset = cfg.maxClockOffset
 	return s
@@ -188,7 +201,11 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 // cannot key (empty, longer than ledgerkit.MaxKeyLen bytes, not UTF-8, with NUL),
 // ErrInvalidArgument for a name already added, ErrInvalidArgument, ErrInvalidArgument,
 // ErrInvalidArgument for a location option given nil, or ErrInvalidArgument for
-// a policy value out of range. Nothing is registered then. Fold and gap
+// a policy value out of range, an option that could not apply to the
+// schedule or the other options (WithScheduleLocation on an
+// OccurrenceSchedule, a WithRetry that never retries, a heartbeat not
+// shorter than the lease: *ArgError), or the SchedulerOption NewScheduler
+// refused (WithLedger(nil), a typed nil). Nothing is registered then. Fold and gap
 // policies and the period key belong to the schedule (WithFold, WithGap,
 // WithPeriodKey in ParseCron).
 //
@@ -199,6 +216,9 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 // claimed.
 func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context, run Run) error, opts ...JobOption) error {
 	fail := func(err error) error { return &JobError{Job: name, Err: err} }
+	if s.cfgErr != nil {
+		return fail(s.cfgErr)
+	}
 	if err := validateKey("job", name); err != nil {
 		return fail(fmt.Errorf("%w: %w", errInvalidJobName, err))
 	}
@@ -251,6 +271,9 @@ func (s *Scheduler) Update(name string, sched Schedule, opts ...JobOption) error
 		fn = j.spec.fn
 	}
 	s.mu.Unlock()
+	if s.cfgErr != nil {
+		return &JobError{Job: name, Err: s.cfgErr}
+	}
 	if j == nil {
 		return &JobError{Job: name, Err: ErrUnknownJob}
 	}
@@ -305,6 +328,11 @@ func (s *Scheduler) Remove(name string) error {
 	}
 	delete(s.jobs, name)
 	j.removed = true
+	for k := range s.watches.byKey {
+		if k.job == name {
+			s.unwatchLocked(k.job, k.period)
+		}
+	}
 	if j.qi >= 0 {
 		s.queue.remove(j)
 	}
@@ -375,6 +403,15 @@ const primers = 16
 // are retried with backoff on the clock. Run returns ErrInvalidArgument if the
 // scheduler is already running.
 //
+// Run first reaches the ledger: one that does not answer within the
+// startup timeout (WithStartupTimeout, 30 s on the clock) makes Run return
+// an error wrapping ErrLedgerUnreachable and the ledger's error, and a
+// permanent error returns at once; nothing runs then. After that, every
+// failed ledger call is an event.LedgerError and Healthy reports an
+// outage that lasts the startup timeout. Without WithLedger, Run logs once
+// at WARN that the MemoryLedger forgets every period at a restart. A
+// SchedulerOption NewScheduler refused is Run's error, as it is Add's.
+//
 // On start each job resumes after its latest record in the ledger, so a
 // restarted process neither repeats the period its predecessor ran nor
 // forgets the ones it missed (see CatchUpPolicy).
@@ -391,6 +428,9 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	rs := &runState{ctx: loopCtx, jobCtx: jobCtx, finishCtx: context.WithoutCancel(jobCtx),
 		stopping: make(chan struct{}), stopLoop: stopLoop, sim: sim}
 
+	if s.cfgErr != nil {
+		return s.cfgErr
+	}
 	s.mu.Lock()
 	if s.run != nil {
 		s.mu.Unlock()
@@ -399,6 +439,22 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	s.run = rs
 	s.keeper.hold()
 	defer s.keeper.release()
+	sim.begin()
+	defer sim.end()
+	s.mu.Unlock()
+	defer s.health.setPhase(phaseStopped)
+	s.health.setPhase(phaseStarting)
+	if err := s.reachLedger(rs); err != nil {
+		// Nothing ran; jobs added meanwhile find Run stopping.
+		close(rs.stopping)
+		s.drain(rs, cancelJobs)
+		s.mu.Lock()
+		s.run, s.sleeping = nil, false
+		s.mu.Unlock()
+		return err
+	}
+	s.health.setPhase(phaseRunning)
+	s.mu.Lock()
 	select {
 	case <-s.wake: // a poke for an earlier Run
 	default:
@@ -414,9 +470,7 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 		}
 	}
 	slices.SortFunc(fresh, func(a, b *job) int { return cmp.Compare(a.seq, b.seq) })
-	sim.begin()
 	s.mu.Unlock()
-	defer sim.end()
 
 	var next atomic.Int64
 	for range min(primers, len(fresh)) {
@@ -432,6 +486,7 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	err := s.drain(rs, cancelJobs)
 	s.mu.Lock()
 	s.run, s.sleeping = nil, false
+	s.unwatchAll()
 	s.mu.Unlock()
 	if rs.failed != nil {
 		return rs.failed
@@ -450,6 +505,15 @@ func (s *Scheduler) loop(rs *runState) {
 			j := s.queue.pop()
 			j.planning = true
 			s.spawn(rs, func() { s.plan(rs, j, true) })
+		}
+		// Deadlines are looked at whenever the loop wakes (a due job, a
+		// poke, and at least every WithWakeInterval), never woken for:
+		// a wake of their own would move every test that waits for the
+		// next due instant, and the wake interval bounds the delay.
+		if expired := s.expiredLocked(now); len(expired) > 0 {
+			s.mu.Unlock()
+			s.atRisk(rs, expired)
+			continue // the clock moved while observers ran: look again
 		}
 		var wakeAt time.Time
 		if s.queue.Len() > 0 {

@@ -122,6 +122,10 @@ func newJobSpec(sched Schedule, fn func(context.Context, Run) error, opts []JobO
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
+	occ, _ := sched.(OccurrenceSchedule)
+	if err := cfg.checkApplies(sched, occ); err != nil {
+		return nil, err
+	}
 	if cfg.overlap > OverlapBufferOne {
 		return nil, &ArgError{Func: "WithOverlap", Arg: "o", Err: fmt.Errorf("%w: Overlap %d", errUnknownPolicy, cfg.overlap)}
 	}
@@ -135,7 +139,7 @@ func newJobSpec(sched Schedule, fn func(context.Context, Run) error, opts []JobO
 		cfg.misfire = 0
 	}
 	spec := &jobSpec{sched: sched, fn: fn, cfg: cfg}
-	spec.occ, _ = sched.(OccurrenceSchedule)
+	spec.occ = occ
 	spec.cron, _ = sched.(*Cron)
 	return spec, nil
 }

@@ -230,6 +230,12 @@ func (s *Scheduler) heartbeat(b *beat) {
 	}
 	switch {
 	case err == nil:
+		s.ledgerAnswered()
+	case !isAnswer(err) && base.Err() == nil:
+		s.ledgerFailed(b.job, err)
+	}
+	switch {
+	case err == nil:
 		b.leaseUntil = rec.LeaseUntil
 	case errors.Is(err, ErrLeaseLost):
 		s.log.Error("run lease lost", "job", b.job, "period", b.period, "token", b.token, "error", err)

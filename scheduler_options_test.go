@@ -11,8 +11,9 @@ import (
 	"github.com/dstsafe/dstsafe"
 )
 
-// The nil rule (doc.go, "Nil arguments"): a nil interface or pointer given
-// to an option is ignored, as if the option were not given; a nil
+// The nil rule (doc.go, "Nil arguments"): a nil clock, logger, observer or
+// owner given to an option is ignored, as if the option were not given
+// (a nil ledger or catch-up policy is an error: scheduler_loud_test.go); a nil
 // *time.Location is an error naming the argument where the function
 // returns errors, and a panic naming the function where it cannot.
 func TestNilArguments(t *testing.T) {
@@ -23,9 +24,9 @@ func TestNilArguments(t *testing.T) {
 		// setting, Simulate would find the real clock (ErrInvalidArgument)
 		// and the records would be in another ledger.
 		s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithClock(nil),
-			dstsafe.WithLedger(ledger), dstsafe.WithLedger(nil),
+			dstsafe.WithLedger(ledger), dstsafe.WithObserver(nil),
 			dstsafe.WithLogger(quiet()), dstsafe.WithLogger(nil), dstsafe.WithOwner("a"), dstsafe.WithOwner(""), nil)
-		require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), nop, nil, dstsafe.WithCatchUp(nil)))
+		require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), nop, nil))
 		fires, err := dstsafe.Simulate(context.Background(), s, time.Hour, nil)
 		require.NoError(t, err)
 		require.Len(t, fires, 2)
@@ -35,7 +36,7 @@ func TestNilArguments(t *testing.T) {
 	})
 	t.Run("defaults when nil is all there is", func(t *testing.T) {
 		require.NotPanics(t, func() {
-			s := dstsafe.NewScheduler(dstsafe.WithClock(nil), dstsafe.WithLedger(nil), dstsafe.WithLogger(nil))
+			s := dstsafe.NewScheduler(dstsafe.WithClock(nil), dstsafe.WithLogger(nil))
 			_, err := dstsafe.Simulate(context.Background(), s, time.Hour)
 			require.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "the default clock is the real one")
 		})

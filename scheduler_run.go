@@ -136,6 +136,7 @@ func (s *Scheduler) execute(env runEnv, j *job, t task) outcome {
 		}
 	}
 	if out.fire.Err != nil {
+		s.periodEnded(j.name, t, missedFailed)
 		s.pauseOnFailure(env, j, t)
 	}
 	return out
@@ -163,12 +164,14 @@ func (s *Scheduler) claim(env runEnv, j *job, t task) (Record, error) {
 	switch {
 	case err == nil:
 		s.emitTask(event.Claimed, j.name, t, rec.Attempt, "", nil)
+		s.periodClaimed(j.name, t, true, nil)
 	case errors.As(err, &ce):
 		e := ce.Existing
 		s.log.Info("run already claimed", "job", j.name, "period", o.Period, "due", o.At,
 			"state", e.State.String(), "owner", e.Owner, "started", e.StartedAt,
 			"attempt", e.Attempt, "token", e.Token)
 		s.emitTask(event.ClaimedElsewhere, j.name, t, e.Attempt, "", nil)
+		s.periodClaimed(j.name, t, false, &e)
 		s.zoneDataMet(j, t, e)
 	}
 	return rec, err
@@ -185,7 +188,11 @@ func (s *Scheduler) ledgerCall(env runEnv, job, msg string, f func(ctx context.C
 	for {
 		err := f(env.ctx)
 		if err == nil || isAnswer(err) {
+			s.ledgerAnswered()
 			return err
+		}
+		if env.ctx.Err() == nil {
+			s.ledgerFailed(job, err)
 		}
 		if env.rs == nil || isPermanent(err) || env.ctx.Err() != nil {
 			s.log.Error(msg, "job", job, "error", err)
@@ -299,6 +306,11 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 		}
 	}
 	_, ferr := s.ledger.Finish(finishCtx, j.name, run.Period, run.Token, state, reason)
+	if ferr != nil && !isAnswer(ferr) {
+		s.ledgerFailed(j.name, ferr)
+	} else {
+		s.ledgerAnswered()
+	}
 	if ferr != nil {
 		switch {
 		case errors.Is(ferr, ErrLeaseLost):
@@ -339,6 +351,12 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 		}
 		s.emit(e)
 	}
+	switch {
+	case errors.Is(ferr, ErrLeaseLost):
+		s.periodClaimed(j.name, t, false, nil) // taken over: its record decides
+	case ferr == nil && state == StateSucceeded:
+		s.periodEnded(j.name, t, "")
+	}
 	f := Fire{Run: run, Started: started, Err: err}
 	env.sim.recordFire(f)
 	return f, !cancelled
@@ -364,6 +382,11 @@ func (s *Scheduler) unrun(env runEnv, j *job, t task, rec Record, why error) {
 		return
 	}
 	s.log.Warn("run not started", "job", j.name, "period", t.o.Period, "outcome", state.String(), "reason", reason)
+	if typ == event.Skipped {
+		s.periodEnded(j.name, t, "")
+	} else {
+		s.periodEnded(j.name, t, missedFailed)
+	}
 	if typ == event.Skipped {
 		s.emitTask(typ, j.name, t, rec.Attempt, reason, nil)
 	} else {

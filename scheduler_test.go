@@ -129,7 +129,11 @@ func TestCatchUpAfterThreeDaysDown(t *testing.T) {
 			clock.Advance(72 * time.Hour) // down until 2024-11-05T12:00Z
 			restart := clock.Now()
 			s2 := newS()
-			require.NoError(t, s2.Add("billing", sched, nop, dstsafe.WithCatchUp(tc.policy)))
+			var opts []dstsafe.JobOption
+			if tc.policy != nil { // nil: the default, no option
+				opts = append(opts, dstsafe.WithCatchUp(tc.policy))
+			}
+			require.NoError(t, s2.Add("billing", sched, nop, opts...))
 			fires, err = dstsafe.Simulate(context.Background(), s2, 24*time.Hour)
 			require.NoError(t, err)
 			dstsafetest.RequireOncePerPeriod(t, fires)

@@ -77,7 +77,8 @@ var enumCases = map[string]enumCase{
 		"succeeded": event.Succeeded, "failed": event.Failed, "skipped": event.Skipped,
 		"lease-lost": event.LeaseLost, "late": event.Late, "paused": event.Paused,
 		"resumed": event.Resumed, "clock-skew": event.ClockSkew, "zone-data": event.ZoneData,
-	}, event.Type(14), "invalid"),
+		"ledger-error": event.LedgerError, "at-risk": event.AtRisk, "missed": event.Missed,
+	}, event.Type(17), "invalid"),
 }
 
 func TestEnumTextRoundTrip(t *testing.T) {

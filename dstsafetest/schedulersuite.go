@@ -45,6 +45,7 @@ func RunSchedulerTests(t *testing.T, newLedger NewLedgerFunc) {
 		{"MaxRunsRace", s.testMaxRunsRace},
 		{"JitterKeepsPeriods", s.testJitterKeepsPeriods},
 		{"Describe", s.testDescribe},
+		{"AtRiskClaimedElsewhere", s.testAtRiskClaimedElsewhere},
 	} {
 		t.Run(tt.name, tt.fn)
 	}

@@ -89,10 +89,38 @@ const (
 	// wraps dstsafe.ErrZoneData. Nothing changes: the period ran, or
 	// runs, once, where the peer claimed it. A report for the operator.
 	ZoneData
+	// LedgerError: a ledger call failed (Err; Job when it was about one
+	// job's period, empty for Run's startup probe). One per failed call,
+	// retried or not: a database that goes away is visible while the
+	// Scheduler keeps retrying. See Scheduler.Healthy and
+	// dstsafe.Description.LedgerDownSince.
+	LedgerError
+	// AtRisk: the period is due and has not succeeded by its deadline (its
+	// due start plus five times the job's misfire threshold, at least a
+	// minute: 5 minutes by default), while there may still be time to act:
+	// run it by hand (Scheduler.RunNow), bring the ledger back, look at the
+	// replica that holds it. Reason is "not claimed yet" (the ledger is
+	// down, or the job waits behind its previous run), "running" (claimed
+	// here: running, or retrying), or "claimed elsewhere, not succeeded"
+	// with the state and owner of the other replica's record, read once at
+	// the deadline. Once per period; a period that then succeeds has no
+	// more events about it than usual. The Scheduler looks at deadlines
+	// whenever its loop wakes: at least every WithWakeInterval (a minute
+	// by default) while Run runs, so At is at most that after the
+	// deadline; under Simulate (which ignores the wake interval), at the
+	// next instant any job comes due.
+	AtRisk
+	// Missed: the period will not run by its schedule: it was recorded as
+	// skipped by the catch-up policy, a pause or the overlap policy (after
+	// Skipped, with its Reason), or its last attempt failed with no retry
+	// left (after Failed, Reason "failed: no retry left"). Once per period.
+	// Periods skipped on purpose otherwise (before a schedule took effect,
+	// the job's runs used) are not missed.
+	Missed
 )
 
 var names = [...]string{"due", "claimed", "claimed-elsewhere", "started", "succeeded", "failed",
-	"skipped", "lease-lost", "late", "paused", "resumed", "clock-skew", "zone-data"}
+	"skipped", "lease-lost", "late", "paused", "resumed", "clock-skew", "zone-data", "ledger-error", "at-risk", "missed"}
 
 // last is the highest Type with a name.
 const last = Type(len(names))
