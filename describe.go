@@ -40,7 +40,7 @@ type Description struct {
 	ClockSkew error
 	// ZoneData is set when Last was claimed under this schedule with
 	// other zone data (a replica deployed with another tz database): an
-	// error wrapping ErrZoneData that names both zone data ids and when
+	// error that names both zone data ids and when
 	// Last was claimed. Nil otherwise. See event.ZoneData.
 	ZoneData error
 	// Ledger names the Scheduler's ledger: "memory (not durable)" for the

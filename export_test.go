@@ -78,3 +78,7 @@ func ClockSkewOf(err error) (offset, limit time.Duration, store, claimer time.Ti
 	}
 	return se.Offset, se.Max, se.StoreNow, se.ClaimerNow, true
 }
+
+// ErrZoneData is wrapped by the error of an event.ZoneData and by
+// Description.ZoneData.
+var ErrZoneData = errZoneData

@@ -157,8 +157,9 @@ type jobConfig struct {
 	jitter       time.Duration
 	bounds       *bounds // WithBounds; nil: none
 	maxRuns      int
-	pauseAfter   int   // WithPauseOnFailure; 0: never
-	err          error // the first bad option, returned by Add
+	pauseAfter   int           // WithPauseOnFailure; 0: never
+	deadline     time.Duration // WithDeadline; 0: deadlineFactor x misfire
+	err          error         // the first bad option, returned by Add
 }
 
 // DefaultMisfireThreshold is how late a run may start and still count as on
@@ -237,6 +238,29 @@ func WithLease(lease, heartbeat time.Duration) JobOption {
 // means zero: only a run that starts at its due instant is on time.
 func WithMisfireThreshold(d time.Duration) JobOption {
 	return func(c *jobConfig) { c.misfire = d }
+}
+
+// WithDeadline sets how long after its due start a period may go without
+// succeeding before the Scheduler says so: past due + d a period that has
+// not succeeded (not claimed yet because the ledger is down or a previous
+// run holds the job, still running or retrying, or claimed by a replica
+// that has not finished it) is at risk, an event.AtRisk with the reason,
+// shown by Describe (Description.AtRisk), while there is still time to
+// act; a period the Scheduler then gives up on (skipped by catch-up, a
+// pause or overlap, or failed with no retry left) is an event.Missed. The
+// deadline is checked each time the scheduler wakes, so it is noticed up
+// to WithWakeInterval late. Defaults to 5 times the misfire threshold
+// (WithMisfireThreshold), and at least a minute: 5 minutes by default. A
+// zero or negative d is refused by Add: a period is never at risk the
+// instant it is due.
+func WithDeadline(d time.Duration) JobOption {
+	return func(c *jobConfig) {
+		if d <= 0 {
+			c.fail(&ArgError{Func: "WithDeadline", Arg: "d", Err: fmt.Errorf("%w: deadline %v: want a positive duration after the due start", errInvalidRange, d)})
+			return
+		}
+		c.deadline = d
+	}
 }
 
 // WithRunDateLocation sets the location in which Run.RunDate is derived:

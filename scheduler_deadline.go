@@ -8,9 +8,10 @@ import (
 	"github.com/dstsafe/dstsafe/event"
 )
 
-// A period's deadline is its due start (Due plus jitter) plus
-// deadlineFactor times the job's misfire threshold, and at least
-// minDeadline: 5 minutes with the default threshold of a minute.
+// A period's deadline is its due start (Due plus jitter) plus the job's
+// WithDeadline, or by default deadlineFactor times the job's misfire
+// threshold, and at least minDeadline: 5 minutes with the default
+// threshold of a minute.
 const (
 	deadlineFactor = 5
 	minDeadline    = time.Minute
@@ -18,6 +19,9 @@ const (
 
 // deadlineOf is the deadline of the scheduled task t.
 func deadlineOf(t task) time.Time {
+	if d := t.spec.cfg.deadline; d > 0 {
+		return t.start.Add(d)
+	}
 	return t.start.Add(max(deadlineFactor*t.spec.cfg.misfire, minDeadline))
 }
 

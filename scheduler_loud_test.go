@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -427,5 +428,51 @@ func spinUntil(t *testing.T, cond func() bool) {
 			t.Fatal("condition never held")
 		}
 		runtime.Gosched()
+	}
+}
+
+// WithDeadline moves the instant a period is at risk: the ledger is down
+// from the 01:00 period's due instant, and with a deadline of 90 minutes
+// the period is not at risk when the loop wakes at 02:00 (it would be with
+// the default 5 minutes), but is when it wakes at 03:00, past 02:30. A
+// deadline that is not positive is refused by Add.
+func TestWithDeadline(t *testing.T) {
+	ctx := context.Background()
+	start := time.Date(2024, 6, 1, 0, 30, 0, 0, time.UTC)
+	fc := clockwork.NewFakeClockAt(start)
+	l := &outageLedger{MemoryLedger: dstsafe.NewMemoryLedger(fc)}
+	var atRisk []dstsafe.Event
+	var mu sync.Mutex
+	obs := observerFunc(func(e dstsafe.Event) {
+		switch {
+		case e.Type == event.Due && e.Period == "2024-06-01T01:00:00":
+			l.down.Store(true) // before the claim
+		case e.Type == event.AtRisk:
+			mu.Lock()
+			atRisk = append(atRisk, e)
+			mu.Unlock()
+			l.down.Store(false)
+		}
+	})
+	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLedger(l), dstsafe.WithLogger(quiet()), dstsafe.WithObserver(obs))
+	require.NoError(t, s.Add("sync", mustCron(t, "0 * * * *"), nop, dstsafe.WithDeadline(90*time.Minute)))
+	_, err := dstsafe.Simulate(ctx, s, 2*time.Hour+32*time.Minute) // the loop wakes at 01:00, 02:00, 03:00
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, atRisk, 1)
+	require.Equal(t, "2024-06-01T01:00:00", atRisk[0].Period)
+	require.Equal(t, time.Date(2024, 6, 1, 3, 0, 0, 0, time.UTC), atRisk[0].At, "noticed at the first wake past 02:30, not at 02:00")
+	rec, err := l.Get(ctx, "sync", "2024-06-01T01:00:00")
+	require.NoError(t, err)
+	require.Equal(t, dstsafe.StateSucceeded, rec.State, "run late once the ledger was back")
+
+	for _, d := range []time.Duration{0, -time.Minute} {
+		s := dstsafe.NewScheduler(dstsafe.WithClock(clockwork.NewFakeClockAt(start)), dstsafe.WithLogger(quiet()))
+		err := s.Add("sync", mustCron(t, "0 * * * *"), nop, dstsafe.WithDeadline(d))
+		require.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "WithDeadline(%v)", d)
+		var ae *dstsafe.ArgError
+		require.ErrorAs(t, err, &ae)
+		require.Equal(t, "WithDeadline", ae.Func)
 	}
 }

