@@ -113,6 +113,11 @@ func (w *worker[T]) Work(ctx context.Context, job *river.Job[T]) error {
 	rec, err := w.ledger.Claim(ctx, dstsafe.ClaimRequest{
 		Job: p.Job, Period: p.Period, Owner: w.opts.owner(job.ID, job.Attempt),
 		Lease: w.opts.Lease, Retry: w.opts.Retry,
+		// The claim carries this client's clock, so a client whose clock
+		// is off from the ledger's by more than the bound is refused
+		// (dstsafe.ErrClockSkew) and river retries the job, on this
+		// client or a healthy one.
+		Now: w.opts.Clock.Now(),
 	})
 	if err != nil {
 		return claimed(w.opts, p, job.ID, err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
@@ -134,4 +135,34 @@ func TestTxWorkerRetryAfterRollback(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, dstsafe.StateSucceeded, rec.State)
 	require.Equal(t, 1, rec.Attempt, "the failed attempt left no claim")
+}
+
+// A client whose clock is off from the ledger's by more than the bound
+// (5 s) never runs the period: its claim is refused with
+// dstsafe.ErrClockSkew, nothing is recorded, and river retries the job
+// (on a healthy client, or this one once its clock is fixed).
+func TestWorkerRefusesSkewedClock(t *testing.T) {
+	ctx := context.Background()
+	store := clockwork.NewFakeClockAt(time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC))
+	ledger := dstsafe.NewMemoryLedger(store)
+	o := occurrence(t)
+	args, _ := dstsaferiver.ForPeriod("report", o, ReportArgs{}, nil)
+	row := jobRow(t, args)
+	var runs atomic.Int32
+	work := func(context.Context, dstsafe.Run, *river.Job[ReportArgs]) error { runs.Add(1); return nil }
+
+	fast := clockwork.NewFakeClockAt(store.Now().Add(2 * time.Minute))
+	w := dstsaferiver.NewWorker(ledger, work, &dstsaferiver.WorkerOptions{Logger: discard, Clock: fast})
+	err := w.Work(ctx, &river.Job[ReportArgs]{JobRow: row, Args: ReportArgs{}})
+	require.ErrorIs(t, err, dstsafe.ErrClockSkew)
+	var cancel *river.JobCancelError
+	require.False(t, errors.As(err, &cancel), "a skewed clock is not permanent: river retries")
+	require.Zero(t, runs.Load())
+	_, err = ledger.Get(ctx, "report", o.Period)
+	require.ErrorIs(t, err, dstsafe.ErrNotFound, "a refused claim writes nothing")
+
+	right := clockwork.NewFakeClockAt(store.Now().Add(time.Second))
+	w = dstsaferiver.NewWorker(ledger, work, &dstsaferiver.WorkerOptions{Logger: discard, Clock: right})
+	require.NoError(t, w.Work(ctx, &river.Job[ReportArgs]{JobRow: row, Args: ReportArgs{}}))
+	require.Equal(t, int32(1), runs.Load())
 }
