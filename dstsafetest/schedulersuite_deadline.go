@@ -33,7 +33,7 @@ func (s schedSuite) testAtRiskClaimedElsewhere(t *testing.T) {
 
 	ev := &suiteEvents{}
 	a := newScheduler(clock, l, "a", dstsafe.WithObserver(ev))
-	sched, err := dstsafe.ParseCron("0 * * * *")
+	sched, err := dstsafe.ParseCron("CRON_TZ=UTC 0 * * * *")
 	must.NoError(t, err, "ParseCron")
 	must.NoError(t, a.Add("hourly", sched, func(context.Context, dstsafe.Run) error { return nil }), "Add")
 	// To 03:30: 01:00's deadline (01:05) is looked at when the loop wakes

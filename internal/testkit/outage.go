@@ -30,7 +30,7 @@ func SchedulerOutage(t *testing.T, server string, open OpenVia) {
 	ctx := context.Background()
 	start := time.Date(2024, 6, 1, 0, 30, 0, 0, time.UTC)
 	hourly := func(t *testing.T) dstsafe.Schedule {
-		c, err := dstsafe.ParseCron("0 * * * *")
+		c, err := dstsafe.ParseCron("CRON_TZ=UTC 0 * * * *")
 		if err != nil {
 			t.Fatal(err)
 		}
