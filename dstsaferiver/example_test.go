@@ -90,7 +90,7 @@ func ExampleNewPeriodicJob() {
 				close(all)
 			}
 			return nil
-		}, nil))
+		}, &dstsaferiver.WorkerOptions{Clock: clock})) // the ledger's clock: claims carry it, and one 2 years off is refused
 	client, err := river.NewClient(riversqlite.New(db), &river.Config{
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 1}},
 		Workers: workers,

@@ -34,7 +34,11 @@ type WorkerOptions struct {
 	// Owner prefixes the owner recorded with each claim, followed by
 	// "/job/<river job id>/attempt/<n>". Defaults to "river".
 	Owner string
-	// Clock measures heartbeats and the wait for an abandoned lease.
+	// Clock measures heartbeats and the wait for an abandoned lease, and
+	// every claim carries its reading (dstsafe.ClaimRequest.Now): a claim
+	// more than 5 s off the ledger's clock is refused with
+	// dstsafe.ErrClockSkew and river retries the job. In a test whose
+	// ledger runs on a fake clock, give the worker the same clock.
 	// Defaults to clockwork.NewRealClock().
 	Clock dstsafe.Clock
 	// Logger receives a line for each job whose period was claimed before
