@@ -29,9 +29,30 @@ import (
 // none lost, with no change of leader. It stops the server every other
 // server-backed test uses: scripts/test runs it alone, as sqlledger's
 // TestPostgresRestart.
+//
+// River's leader lease is 15 s; a loaded machine (the race detector) can
+// take long enough around the outage for the client to be re-elected, and
+// a re-elected leader would run river's own start-up catch-up, which is
+// not what this test is about. Such a run still must work every period
+// exactly once; the scenario is then repeated (at most three times) until
+// a run keeps its leader.
 func TestPostgresBlip(t *testing.T) {
 	ctl := testkit.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_CTL")
 	dsn := testkit.RequireEnv(t, pgEnv)
+	for attempt := 1; ; attempt++ {
+		if postgresBlip(t, ctl, dsn, attempt) {
+			return
+		}
+		if attempt == 3 {
+			t.Fatal("the leader changed in each of 3 runs: the test never showed the same leader catching up")
+		}
+		t.Logf("run %d: the leader was re-elected during the outage; every period still ran once; again", attempt)
+	}
+}
+
+// postgresBlip runs the scenario once and reports whether the leader
+// stayed the same; lost or doubled periods fail the test either way.
+func postgresBlip(t *testing.T, ctl, dsn string, attempt int) (sameLeader bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pgctl := func(args ...string) {
@@ -49,7 +70,7 @@ func TestPostgresBlip(t *testing.T) {
 	db, err := sql.Open("pgx", dsn)
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	schema := fmt.Sprintf("dsr_blip_%d", os.Getpid())
+	schema := fmt.Sprintf("dsr_blip_%d_%d", os.Getpid(), attempt)
 	_, err = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema)
 	require.NoError(t, err)
 	t.Cleanup(func() { _, _ = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE") })
@@ -83,11 +104,11 @@ func TestPostgresBlip(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.NoError(t, client.Start(ctx))
-	t.Cleanup(func() {
+	defer func() {
 		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = client.Stop(stopCtx)
-	})
+	}()
 
 	count := func(q string, args ...any) int {
 		var n int
@@ -123,7 +144,7 @@ func TestPostgresBlip(t *testing.T) {
 			count("SELECT count(*) FROM "+schema+".dstsafe_job_runs WHERE status = 'succeeded' AND period >= $1",
 				end.UTC().Format("2006-01-02T15:04:05")) > 0
 	})
-	require.Equal(t, leaderBefore, leaderSince(t, db, schema), "the leader changed: the test would not show the same leader catching up")
+	sameLeader = leaderBefore == leaderSince(t, db, schema)
 
 	var first time.Time
 	require.NoError(t, db.QueryRow("SELECT min(scheduled_at) FROM "+schema+".river_job").Scan(&first))
@@ -154,6 +175,7 @@ func TestPostgresBlip(t *testing.T) {
 		n, first.UTC().Format("15:04:05"), end.UTC().Format("15:04:05"))
 	require.Empty(t, lost, "periods lost")
 	require.Empty(t, twice, "periods worked twice")
+	return sameLeader
 }
 
 // leaderSince is the leader's id and election time.
