@@ -151,7 +151,8 @@ func skewed() []dstsafetest.ReplicaSpec {
 // Santiago, a control window for Apia and Sao_Paulo, and Apia's skipped
 // day, each run by three replicas with skews within and beyond the
 // maximum offset and with crashes: every period of a fixed-time daily job
-// in the transition hour, a */15 job and a ByDate midnight job runs
+// in the transition hour, a job every 15 minutes (at :07, :22, :37 and
+// :52, never beside the others) and a ByDate midnight job runs
 // exactly once, none lost, within a day either side (DSTSAFE_LONG=1: the
 // whole of 2024-2026 for each zone, once, with skews within the maximum).
 func TestClusterTransitions(t *testing.T) {
