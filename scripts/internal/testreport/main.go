@@ -74,6 +74,24 @@ func run(in io.Reader, out io.Writer) int {
 				if out := strings.Join(outputs[k], ""); !strings.Contains(out, "--- FAIL") {
 					failures = append(failures, fmt.Sprintf("package %s:\n%s", e.Package, out))
 				}
+				// Tests of the package that never ended were running when
+				// it died (a timeout's panic, a crash): their output, the
+				// panic's included, is the only clue, so it is shown.
+				var open []key
+				for o := range outputs {
+					if o.pkg == e.Package && o.test != "" {
+						open = append(open, o)
+					}
+				}
+				sort.Slice(open, func(i, j int) bool { return open[i].test < open[j].test })
+				for _, o := range open {
+					lines := outputs[o]
+					if len(lines) > 200 {
+						lines = lines[len(lines)-200:]
+					}
+					failures = append(failures, fmt.Sprintf("%s %s (still running when the package failed):\n%s", o.pkg, o.test, strings.Join(lines, "")))
+					delete(outputs, o)
+				}
 				continue
 			}
 			failed++

@@ -29,6 +29,13 @@ x.go:1: syntax error
 {"Action":"fail","Package":"p"}`,
 			1, []string{"x.go:1: syntax error", "FAIL\tp [build failed]"}},
 		{"no test at all fails the run", ``, 1, []string{"0 passed, 0 failed, 0 skipped"}},
+		{"a timeout names the test that was still running, with the panic",
+			`{"Action":"pass","Package":"p","Test":"Fast"}
+{"Action":"output","Package":"p","Test":"Hangs","Output":"=== RUN   Hangs\n"}
+{"Action":"output","Package":"p","Test":"Hangs","Output":"panic: test timed out after 10m0s\n"}
+{"Action":"output","Package":"p","Output":"FAIL\tp\t600.067s\n"}
+{"Action":"fail","Package":"p"}`,
+			1, []string{"FAILED p Hangs (still running when the package failed):", "panic: test timed out after 10m0s", "1 passed, 0 failed, 0 skipped"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
