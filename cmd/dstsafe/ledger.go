@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/dstsafe/dstsafe"
 )
 
@@ -127,9 +125,7 @@ type ledgerFlags struct {
 	job, schedule           string
 	sched                   *scheduleFlags
 	key                     string
-	audit                   *auditSpec    // audit's, parsed before the ledger is opened
-	asOf                    time.Time     // when set, the ledger's clock reads it (storeNow)
-	redisClient             *redis.Client // a --redis ledger's client
+	audit                   *auditSpec // audit's, parsed before the ledger is opened
 }
 
 // subcommand says what a ledger subcommand takes.
@@ -225,6 +221,14 @@ func runLedger(c *cmdContext, args []string) error {
 		job = f.job
 	}
 	ctx := context.Background()
+	if pos[0] == "pause" || pos[0] == "resume" {
+		// Pause.Since, the instant schedulers compare due periods with,
+		// is stamped by the ledger's own clock (PostgreSQL's
+		// clock_timestamp(), Redis's TIME, the SQLite file's host), never
+		// this host's: a clock running ahead here would skip real periods
+		// as paused after a resume.
+		c.storeClock = true
+	}
 	l, closeLedger, err := openLedger(ctx, c, f)
 	if err != nil {
 		return err
@@ -553,14 +557,7 @@ func setPause(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job string
 	if err != nil {
 		return err
 	}
-	// Since, the instant schedulers compare due periods with, is the
-	// store's now, never this host's: a clock running ahead here would
-	// skip real periods as paused after a resume.
-	if f.asOf, err = storeNow(ctx, l, f); err != nil {
-		return err
-	}
-	after, err := l.SetPause(ctx, job, p)
-	f.asOf = time.Time{}
+	after, err := l.SetPause(ctx, job, p) // stamped by the store's clock (runLedger)
 	if err != nil {
 		return err
 	}

@@ -51,12 +51,7 @@ func openLedger(ctx context.Context, c *cmdContext, f *ledgerFlags) (dstsafe.Con
 	// nil: the ledger keeps its own default clock (the store's).
 	var clock dstsafe.Clock
 	if !c.storeClock {
-		clock = cliClock{func() time.Time {
-			if !f.asOf.IsZero() { // a pause or resume, as of the store's now (ledger_pause.go)
-				return f.asOf
-			}
-			return c.now()
-		}}
+		clock = cliClock{c.now}
 	}
 	if f.redis != "" {
 		if f.table != "" {
@@ -154,7 +149,6 @@ func openRedis(ctx context.Context, f *ledgerFlags, clock dstsafe.Clock) (dstsaf
 		client.Close()
 		return nil, nil, fmt.Errorf("redis at %s: %w", f.redis, err)
 	}
-	f.redisClient = client
 	var opts []redisledger.Option
 	if clock != nil {
 		opts = append(opts, redisledger.WithClock(clock))
