@@ -3,6 +3,8 @@ package dstsafe
 import (
 	"math"
 	"time"
+
+	"github.com/dstsafe/dstsafe/internal/civil"
 )
 
 // next finds the next occurrence in compact form.
@@ -42,13 +44,8 @@ func (c *Cron) nextEvery(tmin int64) match {
 	return m
 }
 
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
+// floorDiv is a/b rounded towards minus infinity (internal/civil).
+func floorDiv(a, b int64) int64 { return civil.FloorDiv(a, b) }
 
 // nextFields finds the first occurrence at or after instant tmin.
 func (c *Cron) nextFields(tmin int64) (found match, ok bool) {

@@ -162,14 +162,8 @@ func easter(y int) (time.Month, int) {
 }
 
 // floorDivInt and floorModInt round towards minus infinity (Go's / and %
-// round towards zero).
-func floorDivInt(a, b int) int {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
+// round towards zero), with internal/civil's FloorDiv.
+func floorDivInt(a, b int) int { return int(civil.FloorDiv(int64(a), int64(b))) }
 
 func floorModInt(a, b int) int { return a - floorDivInt(a, b)*b }
 
