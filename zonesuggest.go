@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/dstsafe/dstsafe/internal/editdist"
 )
 
 // zoneAbbrevs holds the names people write for a US zone that are not a
@@ -83,9 +85,9 @@ func suggestZones(name string) []string {
 	var near []string
 	for _, n := range tzNames {
 		ln := strings.ToLower(n)
-		d := editDistance(lower, ln, best)
+		d := editdist.Bounded(lower, ln, best)
 		if !strings.Contains(lower, "/") {
-			d = min(d, editDistance(lower, ln[strings.LastIndexByte(ln, '/')+1:], best))
+			d = min(d, editdist.Bounded(lower, ln[strings.LastIndexByte(ln, '/')+1:], best))
 		}
 		switch {
 		case d < best:
@@ -102,33 +104,3 @@ func suggestZones(name string) []string {
 }
 
 func firstN(s []string, n int) []string { return s[:min(len(s), n)] }
-
-// editDistance is the Levenshtein distance between a and b (bytes), or a
-// value above bound once it must exceed it.
-func editDistance(a, b string, bound int) int {
-	if d := len(a) - len(b); d > bound || -d > bound {
-		return bound + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > bound {
-			return bound + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

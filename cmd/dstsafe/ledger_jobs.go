@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/internal/editdist"
 )
 
 // requireKnown refuses (exit 1) a job the ledger has no record and no
@@ -37,33 +38,11 @@ func requireKnown(c *cmdContext, l dstsafe.ControlLedger, job, sub string) error
 func closest(job string, jobs []string) string {
 	best, bestD := "", min(3, max(1, len([]rune(job))/3))+1
 	for _, k := range jobs {
-		if d := editDistance(job, k); d < bestD {
+		if d := editdist.Bounded(job, k, bestD); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // jobSummary is one row of `ledger jobs`.
