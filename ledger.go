@@ -166,6 +166,9 @@ type Record struct {
 	// the job's schedule in force when it claimed. Empty when the claimer
 	// gave none.
 	Schedule string
+	// ClaimID is the ClaimRequest.ID of the claim that made this attempt;
+	// empty when it gave none.
+	ClaimID string
 }
 
 // ClaimRequest asks a Ledger for a period.
@@ -205,6 +208,16 @@ type ClaimRequest struct {
 	// refused (ErrInvalidArgument). Ignored when Now is zero.
 	// WithMaxClockOffset sets it for a Scheduler's claims.
 	MaxClockOffset time.Duration
+	// ID, optional, names this claim across retries of it: a claimer
+	// whose Claim failed with a transient error (the store may have
+	// committed and the answer been lost) claims again with the same
+	// Owner and ID, and a ledger that finds the period's current attempt
+	// made by them, still running or abandoned, returns that record (its
+	// lease extended to now+Lease) instead of a *ClaimedError (see
+	// ClaimRequest.Retries). Unique per claim, not per try: the Scheduler
+	// makes one per period it claims. At most ledgerkit.MaxKeyLen bytes
+	// of UTF-8 without NUL; empty: no such check.
+	ID string
 }
 
 // DefaultLease is the lease of a claim that does not name one.
@@ -375,10 +388,11 @@ func (p RetryPolicy) Allows(existing Record) bool {
 //
 // The zero value is not usable: call NewMemoryLedger.
 type MemoryLedger struct {
-	clock  Clock
-	seed   maphash.Seed
-	shards [memShards]memShard
-	pauses memPauses
+	clock    Clock
+	seed     maphash.Seed
+	shards   [memShards]memShard
+	pauses   memPauses
+	registry memJobs
 }
 
 // memShards spreads periods over locks, so that workers claiming different
@@ -440,6 +454,11 @@ func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, err
 	} else {
 		cur := *r
 		cur.State = cur.StateAt(now)
+		if req.Retries(cur) {
+			// This claim's own attempt, its first answer lost.
+			r.LeaseUntil = now.Add(lease)
+			return *r, nil
+		}
 		if !req.Retry.Allows(cur) {
 			return Record{}, &ClaimedError{Existing: cur}
 		}
@@ -454,6 +473,7 @@ func (m *MemoryLedger) Claim(ctx context.Context, req ClaimRequest) (Record, err
 	r.Reason = ""
 	r.Released = false
 	r.Schedule = req.Schedule
+	r.ClaimID = req.ID
 	return *r, nil
 }
 

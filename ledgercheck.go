@@ -48,6 +48,11 @@ func checkClaim(ctx context.Context, r ClaimRequest) (time.Duration, error) {
 			return 0, err
 		}
 	}
+	if r.ID != "" {
+		if err := validateKey("id", r.ID); err != nil {
+			return 0, err
+		}
+	}
 	lease, err := effectiveLease(r.Lease)
 	if err != nil {
 		return 0, err

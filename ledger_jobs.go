@@ -1,0 +1,237 @@
+package dstsafe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// A JobRegistry is a Ledger that also knows each job's identity: the
+// schedule it runs on (fingerprint and spec as written), its period key
+// kind, its zone and zone data, when it was first and last seen, and the
+// owners that registered it. One job is one identity wherever it runs: the
+// Scheduler registers every job on Run, Add and Update, `dstsafe exec`
+// registers and reads it, and `dstsafe ledger` and `dstsafe ui` read it,
+// so none of them needs the schedule retyped.
+//
+// Another schedule under a registered name is refused: RegisterJob returns
+// a *JobConflictError (errors.Is ErrJobConflict) naming both schedules
+// and stores nothing, unless the registration takes the name over
+// (JobRegistration.TakeOver: Scheduler.Update, or the Scheduler option
+// that says so). Two schedules are the same when their fingerprints differ
+// only in the zone data (see ClaimRequest.Schedule): a replica deployed
+// with newer tz data is the same job.
+//
+// MemoryLedger, sqlledger and redisledger implement it;
+// dstsafetest.RunLedgerTests checks it on every Ledger that does.
+type JobRegistry interface {
+	Ledger
+	// RegisterJob records reg, by the store's clock: a new job gets
+	// FirstSeen, Changed and LastSeen now; a known one with the same
+	// schedule gets LastSeen now, reg's Owner added to Owners, and reg's
+	// zone data (a replica with newer tz data updates it). A known job
+	// under another schedule is a *JobConflictError unless reg.TakeOver,
+	// which replaces the schedule and sets Changed. An empty reg.Schedule
+	// (a plain Schedule, which has no fingerprint) never conflicts and
+	// never replaces a known one. It returns what is stored.
+	// Every backend decides by JobRegistration.Merge.
+	RegisterJob(ctx context.Context, reg JobRegistration) (JobInfo, error)
+	// LookupJob returns job's registration, or an error wrapping
+	// ErrNotFound when the job was never registered.
+	LookupJob(ctx context.Context, job string) (JobInfo, error)
+}
+
+// maxJobOwners is how many owners a JobInfo keeps, the most recent first.
+const maxJobOwners = 16
+
+// JobRegistration is what a registrant says of a job.
+type JobRegistration struct {
+	Job   string
+	Owner string // who registers: a Scheduler's owner, "dstsafe exec@host"
+	// Schedule is the schedule's fingerprint (ClaimRequest.Schedule);
+	// empty for a schedule without one.
+	Schedule string
+	// Spec is the schedule as written ("CRON_TZ=America/Chicago 30 1 * * *"),
+	// for people and for `dstsafe exec`; empty when unknown.
+	Spec string
+	// PeriodKey is the period key kind: "wall" or "date" (PeriodKey's
+	// String); empty when unknown.
+	PeriodKey string
+	// Zone is the schedule's zone name, ZoneData the id of the zone data
+	// it was computed with.
+	Zone, ZoneData string
+	// TakeOver replaces a registered schedule instead of refusing it.
+	TakeOver bool
+}
+
+// JobInfo is a job's registration in a JobRegistry.
+type JobInfo struct {
+	Job                                       string
+	Schedule, Spec, PeriodKey, Zone, ZoneData string
+	// FirstSeen is the first registration, LastSeen the latest, Changed
+	// when Schedule was last set (the first registration or a takeover);
+	// by the store's clock, UTC, microseconds.
+	FirstSeen, LastSeen, Changed time.Time
+	// Owners are the owners that registered the job, the most recent
+	// first, each once, at most 16.
+	Owners []string
+}
+
+// ErrJobConflict: a job was registered under a name another schedule
+// already has. The error is a *JobConflictError naming both.
+var ErrJobConflict = errors.New("dstsafe: job registered with another schedule")
+
+// JobConflictError is RegisterJob's error for a name registered with
+// another schedule: Registered is what the registry holds, Schedule and
+// Spec what was refused.
+type JobConflictError struct {
+	Registered     JobInfo
+	Schedule, Spec string
+}
+
+func (e *JobConflictError) Error() string {
+	have, want := e.Registered.Spec, e.Spec
+	if have == "" {
+		have = e.Registered.Schedule
+	}
+	if want == "" {
+		want = e.Schedule
+	}
+	return "dstsafe: job " + strconv.Quote(e.Registered.Job) + " is registered with schedule " + strconv.Quote(have) +
+		" (since " + e.Registered.Changed.Format(time.RFC3339) + "), not " + strconv.Quote(want) +
+		": take the name over explicitly (Scheduler.Update, WithTakeOver) or use another name"
+}
+
+// Unwrap returns ErrJobConflict.
+func (e *JobConflictError) Unwrap() error { return ErrJobConflict }
+
+// Check validates reg the way every JobRegistry does before touching
+// storage: ctx, the job and owner keys, and Schedule when set. Spec,
+// PeriodKey, Zone and ZoneData are stored as given, each at most
+// ledgerkit.MaxKeyLen bytes of UTF-8 without NUL when set.
+func (reg JobRegistration) Check(ctx context.Context) error {
+	if err := checkJob(ctx, reg.Job); err != nil {
+		return err
+	}
+	if err := validateKey("owner", reg.Owner); err != nil {
+		return err
+	}
+	for _, f := range []struct{ name, v string }{{"schedule", reg.Schedule}, {"spec", reg.Spec},
+		{"period key", reg.PeriodKey}, {"zone", reg.Zone}, {"zone data", reg.ZoneData}} {
+		if f.v != "" {
+			if err := validateKey(f.name, f.v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Merge returns what a JobRegistry stores when reg is registered at now
+// (the store's clock) over existing (nil for a job never registered), or
+// the *JobConflictError it returns instead. Every backend calls it inside
+// its transaction (or with its optimistic lock), so that all of them
+// decide alike.
+func (reg JobRegistration) Merge(existing *JobInfo, now time.Time) (JobInfo, error) {
+	now = ledgerTime(now)
+	if existing == nil {
+		return JobInfo{Job: reg.Job, Schedule: reg.Schedule, Spec: reg.Spec, PeriodKey: reg.PeriodKey,
+			Zone: reg.Zone, ZoneData: reg.ZoneData, FirstSeen: now, LastSeen: now, Changed: now,
+			Owners: []string{reg.Owner}}, nil
+	}
+	info := *existing
+	info.Owners = slices.Clone(existing.Owners)
+	switch {
+	case reg.Schedule == "":
+		// A plain schedule: nothing to compare, nothing to replace.
+	case info.Schedule == "" || sameSchedule(info.Schedule, reg.Schedule):
+		if info.Schedule == "" {
+			info.Changed = now
+		}
+		info.Schedule, info.ZoneData = reg.Schedule, reg.ZoneData
+		if reg.Spec != "" {
+			info.Spec = reg.Spec
+		}
+		if reg.PeriodKey != "" {
+			info.PeriodKey = reg.PeriodKey
+		}
+		if reg.Zone != "" {
+			info.Zone = reg.Zone
+		}
+	case reg.TakeOver:
+		info.Schedule, info.Spec, info.PeriodKey, info.Zone, info.ZoneData =
+			reg.Schedule, reg.Spec, reg.PeriodKey, reg.Zone, reg.ZoneData
+		info.Changed = now
+	default:
+		return JobInfo{}, &JobConflictError{Registered: *existing, Schedule: reg.Schedule, Spec: reg.Spec}
+	}
+	info.LastSeen = now
+	info.Owners = slices.DeleteFunc(info.Owners, func(o string) bool { return o == reg.Owner })
+	info.Owners = append([]string{reg.Owner}, info.Owners...)
+	if len(info.Owners) > maxJobOwners {
+		info.Owners = info.Owners[:maxJobOwners]
+	}
+	return info, nil
+}
+
+// Retries reports whether existing, a period's record, is the attempt an
+// earlier try of this same claim made: a Claim whose answer was lost (the
+// store committed, the reply never came) and that is tried again with the
+// same Owner and ID finds its own attempt, still running (or abandoned,
+// its lease over while the claimer retried), and takes it as its answer
+// rather than as a *ClaimedError. False when req.ID is empty. Every
+// backend decides by it.
+func (req ClaimRequest) Retries(existing Record) bool {
+	return req.ID != "" && existing.ClaimID == req.ID && existing.Owner == req.Owner &&
+		(existing.State == StateRunning || existing.State == StateAbandoned)
+}
+
+var _ JobRegistry = (*MemoryLedger)(nil)
+
+// memJobs holds a MemoryLedger's job registrations.
+type memJobs struct {
+	mu   sync.Mutex
+	jobs map[string]JobInfo
+}
+
+// RegisterJob implements JobRegistry.
+func (m *MemoryLedger) RegisterJob(ctx context.Context, reg JobRegistration) (JobInfo, error) {
+	if err := reg.Check(ctx); err != nil {
+		return JobInfo{}, err
+	}
+	m.registry.mu.Lock()
+	defer m.registry.mu.Unlock()
+	var existing *JobInfo
+	if cur, ok := m.registry.jobs[reg.Job]; ok {
+		existing = &cur
+	}
+	info, err := reg.Merge(existing, m.now())
+	if err != nil {
+		return JobInfo{}, err
+	}
+	if m.registry.jobs == nil {
+		m.registry.jobs = make(map[string]JobInfo)
+	}
+	m.registry.jobs[reg.Job] = info
+	info.Owners = slices.Clone(info.Owners)
+	return info, nil
+}
+
+// LookupJob implements JobRegistry.
+func (m *MemoryLedger) LookupJob(ctx context.Context, job string) (JobInfo, error) {
+	if err := checkJob(ctx, job); err != nil {
+		return JobInfo{}, err
+	}
+	m.registry.mu.Lock()
+	defer m.registry.mu.Unlock()
+	info, ok := m.registry.jobs[job]
+	if !ok {
+		return JobInfo{}, fmt.Errorf("%w: job %q is not registered", ErrNotFound, job)
+	}
+	info.Owners = slices.Clone(info.Owners)
+	return info, nil
+}
