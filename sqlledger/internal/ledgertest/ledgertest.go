@@ -110,6 +110,7 @@ func Run(t *testing.T, b Backend) {
 		{"Migrate", testMigrate},
 		{"MigrateSchemaTooNew", testMigrateSchemaTooNew},
 		{"MigrateUpgrade", testMigrateUpgrade},
+		{"MigrateUpgradeV2", testMigrateUpgradeV2},
 		{"EditBetweenDeploys", testEditBetweenDeploys},
 		{"FreshStart", testFreshStart},
 		{"ClaimCommitsWithBusinessRows", testClaimCommitsWithBusinessRows},
