@@ -30,7 +30,7 @@ import (
 // columns they use), except that their takeovers do not use an
 // operator's release up: upgrade every replica before releasing periods.
 //
-// Version 3 adds the claim_id column (default ”: rows written before
+// Version 3 adds the claim_id column (default empty: rows written before
 // read as claims without an ID, which no retried claim matches) and the
 // "<table>_jobs" table of the job registry. A database at version 2 is
 // upgraded in place; until then Claim, Get, List, Heartbeat, Finish,
