@@ -105,6 +105,7 @@ func Run(t *testing.T, b Backend) {
 		{"Scheduler", testScheduler},
 		{"ConformanceInTx", testConformanceInTx},
 		{"GroupedClaims", testGroupedClaims},
+		{"GroupedClaimRetries", testGroupedClaimRetries},
 		{"GroupCommit", testGroupCommit},
 		{"GroupedClaimsSkew", testGroupedClaimsSkew},
 		{"Migrate", testMigrate},
