@@ -168,6 +168,14 @@ func (ck *checker) spec(name string, v *yaml.Node, docZone string) {
 		ck.window(name, v.Line, v.Column, v.Value, zone)
 		return
 	}
+	if rest, zone, ok := trailingZone(v.Value); ok {
+		// sidekiq-cron and fugit (rufus-scheduler, GoodJob) write the
+		// zone after the fields: "30 1 * * * America/Chicago".
+		if loc, ok := ck.zone(name, v.Line, v.Column, zone); ok {
+			ck.windowAs(name, v.Line, v.Column, rest, v.Value, zone, dstsafe.WithLocation(loc))
+		}
+		return
+	}
 	if docZone == "" {
 		return
 	}
@@ -343,4 +351,18 @@ func jsonNodes(data []byte) (*yaml.Node, error) {
 		return nil, errors.New("data after the top-level value")
 	}
 	return n, nil
+}
+
+// trailingZone splits a zone written after a spec's fields ("30 1 * * *
+// America/Chicago", fugit's and sidekiq-cron's form) off the spec.
+func trailingZone(spec string) (rest, zone string, ok bool) {
+	f := strings.Fields(spec)
+	if len(f) < 6 {
+		return "", "", false
+	}
+	last := f[len(f)-1]
+	if !strings.Contains(last, "/") && !isUTC(last) || strings.ContainsAny(last, "*,") || last[0] >= '0' && last[0] <= '9' {
+		return "", "", false
+	}
+	return strings.Join(f[:len(f)-1], " "), last, true
 }
