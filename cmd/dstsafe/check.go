@@ -34,8 +34,25 @@ billing, and fails (exit 1) when it finds one, printing file:line: message:
     error) and runs a repeated time once (a note); EventBridge rules run
     in UTC and are never a finding;
   - a cron with a zone in Terraform/HCL (google_cloud_scheduler_job
-    schedule + time_zone, a Nomad periodic cron + time_zone) and in shell
-    scripts (aws scheduler create-schedule, gcloud scheduler jobs create);
+    schedule + time_zone, a Nomad periodic cron or crons list +
+    time_zone) and in shell scripts (aws scheduler create-schedule,
+    gcloud scheduler jobs create); Argo CronWorkflow schedule(s) with
+    timezone; Google Cloud Scheduler YAML (schedule + timeZone); a zone
+    after the fields ("30 1 * * * America/Chicago", sidekiq-cron);
+  - Azure Functions timers (function.json timerTrigger bindings, C#
+    [TimerTrigger("0 30 1 * * *")]) in the app's WEBSITE_TIME_ZONE
+    (Windows or IANA names; from local.settings.json, Terraform, ARM,
+    az CLI scripts at or above the function's directory; else UTC);
+  - Spring @Scheduled(cron = "...", zone = "..."), Quartz
+    cronSchedule(...).inTimeZone(...), Quartz job_scheduling_data XML
+    (<cron-expression> with <time-zone>) and .properties (a *cron or
+    *cronExpression key beside a *timeZone or *zone key); Celery beat
+    crontab(...) in the app's timezone (app.conf.timezone, a
+    celeryconfig module, CELERY_TIMEZONE, Django's TIME_ZONE); pg_cron
+    cron.schedule(...) in cron.timezone (postgresql.conf, ALTER SYSTEM,
+    parameters in YAML or Terraform; else GMT); Jenkins cron triggers
+    with a TZ= line (H read as any minute of its hour); a CDK or SDK
+    scheduleExpression: 'cron(...)' with scheduleExpressionTimezone;
   - an Airflow DAG file's schedule= / schedule_interval= cron with a
     pendulum zone on start_date, or a CronTriggerTimetable /
     CronDataIntervalTimetable with timezone=, at a fixed time inside a
@@ -43,21 +60,43 @@ billing, and fails (exit 1) when it finds one, printing file:line: message:
   - a CRON_TZ= or TZ= prefix inside a Kubernetes CronJob's spec.schedule,
     which Kubernetes never supported (recent releases' API validation
     rejects it): the zone belongs in spec.timeZone;
+  - a CronJob that wraps its command in dstsafe exec with a --schedule
+    (--schedule X, --schedule=X, -schedule X, -schedule=X, in command,
+    args or a sh -c script, $(VAR) and $VAR followed in the container's
+    env) that fires at other instants than the CronJob, or that names a
+    zone while the CronJob has no spec.timeZone;
   - a zone the tz database does not know;
   - a crontab without CRON_TZ, or an OnCalendar= without a zone: the jobs
     run in the machine's local zone.
 
+Each finding says the date and what happens: "01:30 occurs twice on
+2026-11-01; 01:00-02:00 repeated", "02:30 does not exist on 2026-03-08;
+02:00-03:00 skipped", only on days the schedule runs. A zone without a
+setting (a Spring cron without zone, a Jenkins trigger without TZ=) runs
+in the process's zone, whose TZ is checked where it is set: quiet.
+
+Not understood: a file, or a part of one, that this check cannot read
+(a Helm template, YAML that does not parse, a Spring cron from a
+property placeholder, a Python, TOML or Ruby file that names a schedule
+and a zone in a form no reader knows) is reported as "not understood:
+FORMAT (reason)" (a note in SARIF, and a tool execution notification),
+and is not counted as checked: the summary reads "N file(s) checked, M
+not understood, K finding(s)". It does not change the exit status.
+
 Notes (informational, exit status unchanged): a Kubernetes CronJob without
-spec.timeZone runs in the kube-controller-manager's zone; a file that
-cannot be read as its kind (a Helm template, say) is not checked. GitHub
-Actions on.schedule crons always run in UTC and are never a finding.
+spec.timeZone runs in the kube-controller-manager's zone. GitHub Actions
+on.schedule crons always run in UTC and are never a finding.
 
 YAML is parsed as YAML (multi-document, flow style, anchors and merge
 keys). Directories are walked; .git, vendor, node_modules and testdata are
-skipped unless named. Files are recognised by name: Dockerfile*,
-Containerfile, *.yaml, *.yml, *.json, .env, *.env, .env.*, crontab,
-*.crontab, *.cron, cron.d/*, *.timer, *.tf, *.hcl, *.nomad, *.sh,
-*.py (Airflow DAGs).
+skipped unless named. Files are read by name: Dockerfile*, Containerfile,
+*.yaml, *.yml, *.json, .env, *.env, .env.*, crontab, *.crontab, *.cron,
+cron.d/*, *.timer, *.tf, *.hcl, *.nomad, *.sh, *.py (Airflow, Celery),
+*.java, *.kt, *.properties, *.xml, *.cs, *.csx, *.sql, postgresql.conf,
+Jenkinsfile*, *.groovy, *.ts, *.js; any other file (but Go code, docs
+and lock files) that names a schedule and a zone is reported as not
+understood. A file named on the command line is read by its name, else
+as YAML if it is a YAML mapping, else it is not understood.
 
 A Kubernetes CronJob whose schedule is at risk, or that has no
 spec.timeZone, is told how to wrap its container's command so each
