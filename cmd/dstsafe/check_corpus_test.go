@@ -82,6 +82,8 @@ var checkCorpus = map[string][]checkWant{
 	"corpus/more/argo-cronworkflow.yaml": {{8, levelError, `"30 1 \* \* \*" in America/Chicago .*01:30 occurs twice on 2026-11-01`}},
 	// Airflow, tzinfo=ZoneInfo(...) over several lines: 02:45 Chicago skipped.
 	"corpus/more/zoneinfo_dag.py": {{9, levelError, `Airflow schedule "45 2 \* \* \*" in America/Chicago .*02:45 does not exist on 2026-03-08`}},
+	// A script without .sh, known by its #! line: 02:00 Chicago is skipped.
+	"corpus/more/schedule-jobs": {{4, levelError, `"0 2 \* \* \*" in America/Chicago .*02:00 does not exist on 2026-03-08`}},
 	// A rule and a UTC Nomad job.
 	"corpus/more/quiet.tf": nil,
 	// Held-out shapes, round three (issues 29 and 30), one directory per

@@ -158,6 +158,9 @@ func (ck *checker) read(f *checkFile) {
 	switch {
 	case r != nil:
 		r.read(ck, f)
+	case shebangShell.Match(f.data):
+		// A script without .sh: deploy, bin/schedule-jobs.
+		ck.shell(f.path, string(f.data))
 	case f.named && isYAMLMapping(f.data):
 		// Named on the command line without a known name (a manifest
 		// called "cronjob", say): YAML is what such files usually are.
@@ -170,6 +173,8 @@ func (ck *checker) read(f *checkFile) {
 }
 
 const checkNotUnderstood = "not-understood"
+
+var shebangShell = regexp.MustCompile(`^#!\s*/\S*(?:/env\s+)?(?:ba|da|k|z)?sh\b`)
 
 // notUnderstood reports something in a file this check cannot read: the
 // file is then not counted as checked.
