@@ -162,11 +162,12 @@ var checkCorpus = map[string][]checkWant{
 	// CronJobs wrapping dstsafe exec (issue 29): exec's one-dash flag, a
 	// schedule inside sh -c, no spec.timeZone while exec names a zone,
 	// another time; every consistent form is quiet.
-	"corpus/k8sexec/one-dash.yaml":       {{9, levelError, `dstsafe exec --schedule "CRON_TZ=Europe/London 30 1 \* \* \*", but the CronJob fires "30 1 \* \* \*" in America/Chicago`}},
-	"corpus/k8sexec/sh-c.yaml":           {{7, levelError, `dstsafe exec --schedule "CRON_TZ=America/New_York 0 2 \* \* \*", but the CronJob fires "0 2 \* \* \*" in America/Chicago`}},
-	"corpus/k8sexec/no-timezone.yaml":    {{6, levelError, `no spec.timeZone.*dstsafe exec .*America/Chicago`}},
-	"corpus/k8sexec/other-schedule.yaml": {{7, levelError, `dstsafe exec --schedule "CRON_TZ=America/New_York 15 4 \* \* \*", but the CronJob fires "15 3 \* \* \*" in America/New_York`}},
-	"corpus/k8sexec/consistent.yaml":     nil,
+	"corpus/k8sexec/one-dash.yaml":        {{9, levelError, `dstsafe exec --schedule "CRON_TZ=Europe/London 30 1 \* \* \*", but the CronJob fires "30 1 \* \* \*" in America/Chicago`}},
+	"corpus/k8sexec/sh-c.yaml":            {{7, levelError, `dstsafe exec --schedule "CRON_TZ=America/New_York 0 2 \* \* \*", but the CronJob fires "0 2 \* \* \*" in America/Chicago`}},
+	"corpus/k8sexec/no-timezone.yaml":     {{6, levelError, `no spec.timeZone.*dstsafe exec .*America/Chicago`}},
+	"corpus/k8sexec/other-schedule.yaml":  {{7, levelError, `dstsafe exec --schedule "CRON_TZ=America/New_York 15 4 \* \* \*", but the CronJob fires "15 3 \* \* \*" in America/New_York`}},
+	"corpus/k8sexec/utc-no-timezone.yaml": {{8, levelNote, `no spec.timeZone.*already runs dstsafe exec: give spec.timeZone the zone of its --schedule`}},
+	"corpus/k8sexec/consistent.yaml":      nil,
 	// A CDK CfnSchedule in TypeScript: EventBridge Scheduler skips 02:30.
 	"corpus/cdk/lib/billing-stack.ts": {{10, levelError, `cron\(30 2 \* \* \? \*\) in America/Chicago .*02:30 does not exist on 2026-03-08`}},
 	// Files dstsafe check cannot read, at risk: said so, never "checked".

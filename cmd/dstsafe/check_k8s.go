@@ -50,11 +50,11 @@ func (ck *checker) cronJob(name string, root *yaml.Node, skip map[*yaml.Node]boo
 				return
 			}
 		}
-		hint := k8sExecHint(root, sched.Value, "")
 		if ex.wrapped {
-			hint = "dstsafe exec is already there: give spec.timeZone the zone of its --schedule"
+			ck.add(name, sched.Line, sched.Column, "k8s-no-timezone", levelNote, k8sNoTimeZoneMsg+"; the container already runs dstsafe exec: give spec.timeZone the zone of its --schedule (Etc/UTC for a schedule without CRON_TZ=)")
+			return
 		}
-		ck.add(name, sched.Line, sched.Column, "k8s-no-timezone", levelNote, k8sNoTimeZoneMsg+"; to follow a local zone and run each period once, set spec.timeZone and wrap the container's command: %s", hint)
+		ck.add(name, sched.Line, sched.Column, "k8s-no-timezone", levelNote, k8sNoTimeZoneMsg+"; to follow a local zone and run each period once, set spec.timeZone and wrap the container's command: %s", k8sExecHint(root, sched.Value, ""))
 		return
 	}
 	skip[tz] = true
