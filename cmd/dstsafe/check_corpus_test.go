@@ -209,6 +209,11 @@ var checkCorpus = map[string][]checkWant{
 	"corpus/heldout/k8s/notz.yaml":       {{6, levelError, `no spec.timeZone.*Europe/Berlin`}},
 	"corpus/heldout/unread/sidekiq.yml":  {{5, levelError, `America/Chicago .*01:30 occurs twice on 2026-11-01`}},
 	"corpus/heldout/unread/scheduler.rb": {{5, levelNote, `^not understood: Ruby`}},
+	// A zone set by an expression (Terraform's var.time_zone, a Python
+	// settings attribute) is not followed: not understood, never UTC.
+	"corpus/unresolved/tfzone/main.tf":          nil,
+	"corpus/unresolved/tfzone/Fn/function.json": {{3, levelNote, `^not understood: Azure Functions timer \(WEBSITE_TIME_ZONE is set to var.time_zone .*an expression`}},
+	"corpus/unresolved/celeryvar/app.py":        {{9, levelNote, `^not understood: Celery beat schedule \(.*settings.BILLING_TZ .*an expression`}},
 	// The existing clean deployment: nothing.
 	"clean/crontab": nil, "clean/.github/workflows/nightly.yml": nil, "clean/cronjob.yaml": nil,
 	"clean/compose.yaml": nil, "clean/Dockerfile": nil, "clean/billing.timer": nil,

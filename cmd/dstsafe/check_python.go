@@ -55,7 +55,11 @@ func (ck *checker) celery(name, data string) {
 				continue
 			}
 			if why != "" {
-				ck.notUnderstood(name, 1, "Celery beat schedule", why)
+				line := 1
+				if m := pyCrontab.FindStringIndex(data); m != nil {
+					line += strings.Count(data[:m[0]], "\n")
+				}
+				ck.notUnderstood(name, line, "Celery beat schedule", why)
 				return
 			}
 			if found {

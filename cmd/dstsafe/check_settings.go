@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +18,9 @@ type setting struct {
 	file  string
 	line  int
 	value string
+	// unresolved: the value is an expression (${var.zone}, settings.TZ)
+	// this check does not follow.
+	unresolved bool
 }
 
 const (
@@ -32,8 +36,10 @@ var (
 	pgCronTZ      = regexp.MustCompile(`\bcron\.timezone["']?\s*(?:=|\b(?:TO|to)\b|:)\s*['"]?([A-Z][A-Za-z_]*(?:/[A-Za-z0-9_+\-]+)*)`)
 	pgCronTZParam = regexp.MustCompile(`name\s*=\s*"cron\.timezone"\s*\n\s*value\s*=\s*"([^"]+)"`)
 	celeryTZ      = regexp.MustCompile(`(?m)(?:\.conf\.timezone\s*=\s*|\bconf\.update\([^)]*?\btimezone\s*=\s*|\bCelery\([^)]*?\btimezone\s*=\s*)["']([^"']+)["']`)
+	celeryTZExpr  = regexp.MustCompile(`(?m)(?:\.conf\.timezone\s*=\s*|^CELERY_TIMEZONE\s*=\s*)([A-Za-z_][\w.]*(?:\([^)\n]*\)|\[[^\]\n]*\])?)`)
 	celeryEnvTZ   = regexp.MustCompile(`(?m)^CELERY_TIMEZONE\s*=\s*["']([^"']+)["']`)
 	celeryModTZ   = regexp.MustCompile(`(?m)^timezone\s*=\s*["']([^"']+)["']`)
+	hclRef        = regexp.MustCompile(`^(?:var|local|module|data)\.`)
 	djangoTZ      = regexp.MustCompile(`(?m)^TIME_ZONE\s*=\s*["']([^"']+)["']`)
 )
 
@@ -44,10 +50,10 @@ func (ck *checker) collectSettings(files []*checkFile) {
 		add := func(key string, re *regexp.Regexp) {
 			for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 				v := strings.TrimSpace(text[m[2]:m[3]])
-				if v == "" || strings.ContainsAny(v, "$%{") {
+				if v == "" {
 					continue
 				}
-				ck.settings = append(ck.settings, setting{key, f.path, 1 + strings.Count(text[:m[2]], "\n"), v})
+				ck.settings = append(ck.settings, setting{key, f.path, 1 + strings.Count(text[:m[2]], "\n"), v, strings.ContainsAny(v, "$%{") || re == celeryTZExpr || hclRef.MatchString(v)})
 			}
 		}
 		add(settingWebsiteTZ, websiteTZ)
@@ -60,6 +66,7 @@ func (ck *checker) collectSettings(files []*checkFile) {
 				add(settingCelery, celeryModTZ)
 			}
 			add(settingDjango, djangoTZ)
+			add(settingCeleryApp, celeryTZExpr)
 		}
 	}
 }
@@ -98,6 +105,11 @@ func (ck *checker) settingFor(key, file string) (s setting, found bool, why stri
 }
 
 func oneSetting(ss []setting) (setting, bool, string) {
+	for _, s := range ss {
+		if s.unresolved {
+			return setting{}, false, fmt.Sprintf("%s is set to %s (%s:%d), an expression this check does not follow", s.key, s.value, s.file, s.line)
+		}
+	}
 	for _, s := range ss[1:] {
 		if s.value != ss[0].value {
 			return setting{}, false, ss[0].key + " is set to " + quoteList(ss[0].value, s.value) + " beside it; which one applies is not clear"
