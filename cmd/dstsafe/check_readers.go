@@ -85,9 +85,9 @@ func readerFor(path string) *reader {
 	return nil
 }
 
-// skippedNames are files a directory walk never reads or reports: Go code
+// skippedSuffixes name files a directory walk never reads or reports: Go code
 // (dstsafe-vet's), documentation, lock files.
-var skippedSuffixes = []string{".go", ".md", ".markdown", ".rst", ".adoc", ".txt", ".html", ".htm", ".sum", ".mod", ".lock", ".svg", ".csv", ".ipynb"}
+var skippedSuffixes = []string{".go", ".md", ".markdown", ".rst", ".adoc", ".txt", ".html", ".htm", ".sum", ".mod", ".lock", ".svg", ".csv", ".ipynb", ".golden"}
 
 // collectFiles lists the files to check: every file named, and in the
 // directories named every file a reader reads or that names a schedule
