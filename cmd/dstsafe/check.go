@@ -3,8 +3,7 @@ package main
 import (
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+
 	"sort"
 	"strings"
 	"time"
@@ -35,8 +34,25 @@ billing, and fails (exit 1) when it finds one, printing file:line: message:
     error) and runs a repeated time once (a note); EventBridge rules run
     in UTC and are never a finding;
   - a cron with a zone in Terraform/HCL (google_cloud_scheduler_job
-    schedule + time_zone, a Nomad periodic cron + time_zone) and in shell
-    scripts (aws scheduler create-schedule, gcloud scheduler jobs create);
+    schedule + time_zone, a Nomad periodic cron or crons list +
+    time_zone) and in shell scripts (aws scheduler create-schedule,
+    gcloud scheduler jobs create); Argo CronWorkflow schedule(s) with
+    timezone; Google Cloud Scheduler YAML (schedule + timeZone); a zone
+    after the fields ("30 1 * * * America/Chicago", sidekiq-cron);
+  - Azure Functions timers (function.json timerTrigger bindings, C#
+    [TimerTrigger("0 30 1 * * *")]) in the app's WEBSITE_TIME_ZONE
+    (Windows or IANA names; from local.settings.json, Terraform, ARM,
+    az CLI scripts at or above the function's directory; else UTC);
+  - Spring @Scheduled(cron = "...", zone = "..."), Quartz
+    cronSchedule(...).inTimeZone(...), Quartz job_scheduling_data XML
+    (<cron-expression> with <time-zone>) and .properties (a *cron or
+    *cronExpression key beside a *timeZone or *zone key); Celery beat
+    crontab(...) in the app's timezone (app.conf.timezone, a
+    celeryconfig module, CELERY_TIMEZONE, Django's TIME_ZONE); pg_cron
+    cron.schedule(...) in cron.timezone (postgresql.conf, ALTER SYSTEM,
+    parameters in YAML or Terraform; else GMT); Jenkins cron triggers
+    with a TZ= line (H read as any minute of its hour); a CDK or SDK
+    scheduleExpression: 'cron(...)' with scheduleExpressionTimezone;
   - an Airflow DAG file's schedule= / schedule_interval= cron with a
     pendulum zone on start_date, or a CronTriggerTimetable /
     CronDataIntervalTimetable with timezone=, at a fixed time inside a
@@ -44,21 +60,43 @@ billing, and fails (exit 1) when it finds one, printing file:line: message:
   - a CRON_TZ= or TZ= prefix inside a Kubernetes CronJob's spec.schedule,
     which Kubernetes never supported (recent releases' API validation
     rejects it): the zone belongs in spec.timeZone;
+  - a CronJob that wraps its command in dstsafe exec with a --schedule
+    (--schedule X, --schedule=X, -schedule X, -schedule=X, in command,
+    args or a sh -c script, $(VAR) and $VAR followed in the container's
+    env) that fires at other instants than the CronJob, or that names a
+    zone while the CronJob has no spec.timeZone;
   - a zone the tz database does not know;
   - a crontab without CRON_TZ, or an OnCalendar= without a zone: the jobs
     run in the machine's local zone.
 
+Each finding says the date and what happens: "01:30 occurs twice on
+2026-11-01; 01:00-02:00 repeated", "02:30 does not exist on 2026-03-08;
+02:00-03:00 skipped", only on days the schedule runs. A zone without a
+setting (a Spring cron without zone, a Jenkins trigger without TZ=) runs
+in the process's zone, whose TZ is checked where it is set: quiet.
+
+Not understood: a file, or a part of one, that this check cannot read
+(a Helm template, YAML that does not parse, a Spring cron from a
+property placeholder, a Python, TOML or Ruby file that names a schedule
+and a zone in a form no reader knows) is reported as "not understood:
+FORMAT (reason)" (a note in SARIF, and a tool execution notification),
+and is not counted as checked: the summary reads "N file(s) checked, M
+not understood, K finding(s)". It does not change the exit status.
+
 Notes (informational, exit status unchanged): a Kubernetes CronJob without
-spec.timeZone runs in the kube-controller-manager's zone; a file that
-cannot be read as its kind (a Helm template, say) is not checked. GitHub
-Actions on.schedule crons always run in UTC and are never a finding.
+spec.timeZone runs in the kube-controller-manager's zone. GitHub Actions
+on.schedule crons always run in UTC and are never a finding.
 
 YAML is parsed as YAML (multi-document, flow style, anchors and merge
 keys). Directories are walked; .git, vendor, node_modules and testdata are
-skipped unless named. Files are recognised by name: Dockerfile*,
-Containerfile, *.yaml, *.yml, *.json, .env, *.env, .env.*, crontab,
-*.crontab, *.cron, cron.d/*, *.timer, *.tf, *.hcl, *.nomad, *.sh,
-*.py (Airflow DAGs).
+skipped unless named. Files are read by name: Dockerfile*, Containerfile,
+*.yaml, *.yml, *.json, .env, *.env, .env.*, crontab, *.crontab, *.cron,
+cron.d/*, *.timer, *.tf, *.hcl, *.nomad, *.sh, *.py (Airflow, Celery),
+*.java, *.kt, *.properties, *.xml, *.cs, *.csx, *.sql, postgresql.conf,
+Jenkinsfile*, *.groovy, *.ts, *.js; any other file (but Go code, docs
+and lock files) that names a schedule and a zone is reported as not
+understood. A file named on the command line is read by its name, else
+as YAML if it is a YAML mapping, else it is not understood.
 
 A Kubernetes CronJob whose schedule is at risk, or that has no
 spec.timeZone, is told how to wrap its container's command so each
@@ -100,6 +138,12 @@ type checker struct {
 	from     time.Time
 	findings []finding
 	seen     map[finding]bool
+	// unread holds the files with something not understood: never counted
+	// as checked.
+	unread map[string]bool
+	// settings are the zone settings the files set (WEBSITE_TIME_ZONE,
+	// cron.timezone, Celery's timezone), for the files they apply to.
+	settings []setting
 }
 
 func runCheck(c *cmdContext, args []string) error {
@@ -127,49 +171,14 @@ func runCheck(c *cmdContext, args []string) error {
 			return usagef("bad --from %q: want an RFC 3339 instant such as 2024-11-01T00:00:00Z", *fromFlag)
 		}
 	}
-	ck := &checker{from: time.Date(from.UTC().Year(), time.January, 1, 0, 0, 0, 0, time.UTC), seen: map[finding]bool{}}
-	var files []string
-	for _, p := range pos {
-		st, err := os.Stat(p)
-		if err != nil {
-			return usagef("bad PATH %q: %v", p, unwrapPathErr(err))
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				switch d.Name() {
-				case ".git", "vendor", "node_modules", "testdata":
-					if path != p {
-						return filepath.SkipDir
-					}
-				}
-				return nil
-			}
-			if kindOf(path) != "" {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return usagef("bad PATH %q: %v", p, unwrapPathErr(err))
-		}
+	ck := &checker{from: time.Date(from.UTC().Year(), time.January, 1, 0, 0, 0, 0, time.UTC), seen: map[finding]bool{}, unread: map[string]bool{}}
+	files, err := collectFiles(pos)
+	if err != nil {
+		return err
 	}
+	ck.collectSettings(files)
 	for _, f := range files {
-		kind := kindOf(f)
-		if kind == "" {
-			kind = "yaml" // named explicitly: read it as YAML
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return usagef("bad PATH %q: %v", f, unwrapPathErr(err))
-		}
-		ck.file(f, kind, data)
+		ck.read(f)
 	}
 	sort.SliceStable(ck.findings, func(i, j int) bool {
 		a, b := ck.findings[i], ck.findings[j]
@@ -183,18 +192,22 @@ func runCheck(c *cmdContext, args []string) error {
 	})
 	errors, notes := 0, 0
 	for _, f := range ck.findings {
-		if f.Level == levelError {
+		switch {
+		case f.Check == checkNotUnderstood:
+		case f.Level == levelError:
 			errors++
-		} else {
+		default:
 			notes++
 		}
 	}
+	understood := len(files) - len(ck.unread)
 	switch format {
 	case "json":
 		out := struct {
-			FilesChecked int       `json:"files_checked"`
-			Findings     []finding `json:"findings"`
-		}{len(files), ck.findings}
+			FilesChecked       int       `json:"files_checked"`
+			FilesNotUnderstood int       `json:"files_not_understood"`
+			Findings           []finding `json:"findings"`
+		}{understood, len(ck.unread), ck.findings}
 		if out.Findings == nil {
 			out.Findings = []finding{}
 		}
@@ -207,13 +220,20 @@ func runCheck(c *cmdContext, args []string) error {
 		}
 	default:
 		for _, f := range ck.findings {
-			if f.Level == levelNote {
+			switch {
+			case f.Check == checkNotUnderstood:
+				fmt.Fprintf(c.stdout, "%s:%d: %s\n", f.File, f.Line, f.Message)
+			case f.Level == levelNote:
 				fmt.Fprintf(c.stdout, "%s:%d: note: %s\n", f.File, f.Line, f.Message)
-			} else {
+			default:
 				fmt.Fprintf(c.stdout, "%s:%d: %s\n", f.File, f.Line, f.Message)
 			}
 		}
-		summary := fmt.Sprintf("%d file(s) checked, %d finding(s)", len(files), errors)
+		summary := fmt.Sprintf("%d file(s) checked", understood)
+		if len(ck.unread) > 0 {
+			summary += fmt.Sprintf(", %d not understood", len(ck.unread))
+		}
+		summary += fmt.Sprintf(", %d finding(s)", errors)
 		if notes > 0 {
 			summary += fmt.Sprintf(", %d note(s)", notes)
 		}
@@ -236,35 +256,6 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-// kindOf says how to read a file, by its name: "docker", "yaml", "json",
-// "env", "crontab", "timer", "hcl" (Terraform, Nomad), "shell", "airflow"
-// (a Python file, read only when it imports airflow), or "" to ignore it.
-func kindOf(path string) string {
-	base := filepath.Base(path)
-	lower := strings.ToLower(base)
-	switch {
-	case lower == "dockerfile" || strings.HasPrefix(lower, "dockerfile.") || strings.HasSuffix(lower, ".dockerfile") || lower == "containerfile":
-		return "docker"
-	case lower == "crontab" || strings.HasSuffix(lower, ".crontab") || strings.HasSuffix(lower, ".cron") || filepath.Base(filepath.Dir(path)) == "cron.d":
-		return "crontab"
-	case strings.HasSuffix(lower, ".timer"):
-		return "timer"
-	case lower == ".env" || strings.HasSuffix(lower, ".env") || strings.HasPrefix(lower, ".env."):
-		return "env"
-	case strings.HasSuffix(lower, ".yaml"), strings.HasSuffix(lower, ".yml"):
-		return "yaml"
-	case strings.HasSuffix(lower, ".json"):
-		return "json"
-	case strings.HasSuffix(lower, ".tf"), strings.HasSuffix(lower, ".hcl"), strings.HasSuffix(lower, ".nomad"):
-		return "hcl"
-	case strings.HasSuffix(lower, ".sh"):
-		return "shell"
-	case strings.HasSuffix(lower, ".py"):
-		return "airflow"
-	}
-	return ""
-}
-
 // add records a finding once: an anchor reused by aliases is one finding
 // where it is written.
 func (ck *checker) add(file string, line, col int, check, level, format string, args ...any) {
@@ -274,29 +265,6 @@ func (ck *checker) add(file string, line, col int, check, level, format string, 
 	}
 	ck.seen[f] = true
 	ck.findings = append(ck.findings, f)
-}
-
-func (ck *checker) file(name, kind string, data []byte) {
-	switch kind {
-	case "docker":
-		ck.dockerfile(name, string(data))
-	case "crontab":
-		ck.crontab(name, strings.Split(string(data), "\n"))
-	case "timer":
-		ck.timer(name, string(data))
-	case "env":
-		ck.envFile(name, string(data))
-	case "json":
-		ck.jsonFile(name, data)
-	case "hcl":
-		ck.hcl(name, string(data))
-	case "shell":
-		ck.shell(name, string(data))
-	case "airflow":
-		ck.airflow(name, string(data))
-	default:
-		ck.yamlFile(name, data)
-	}
 }
 
 // utcNames are TZ values that mean UTC.
@@ -309,7 +277,7 @@ func isUTC(zone string) bool { return utcNames[strings.ToLower(strings.TrimPrefi
 const (
 	tzMsg        = "TZ=%s puts the process's local time in a zone other than UTC, so wall-clock logic and zone-less cron specs in it repeat or skip times when the zone changes offset; set TZ=UTC and name zones explicitly in schedules (CRON_TZ=Zone)"
 	localtimeMsg = "/etc/localtime set to %s puts the container's local time in a zone other than UTC, so wall-clock logic in it repeats or skips times; leave it UTC and name zones explicitly in schedules (CRON_TZ=Zone)"
-	windowMsg    = "schedule %q in %s is a fixed time inside a transition window (%s), so it runs twice, %s off or not at all depending on the scheduler; move it outside the window or schedule it in UTC"
+	windowMsg    = "%s in %s is a fixed time inside a transition window (%s; %s), %s, depending on the scheduler; move it outside the window or schedule it in UTC"
 	zoneMsg      = "zone %q is not in the tz database, so the schedule will not run; use an IANA name such as America/Chicago or Etc/UTC"
 )
 
@@ -346,6 +314,21 @@ func (ck *checker) windowAs(file string, line, col int, spec, display, zone stri
 // windowHint is windowAs with a suffix to the message (a command to run
 // the job with, say).
 func (ck *checker) windowHint(file string, line, col int, spec, display, zone, suffix string, opts ...dstsafe.CronOption) {
+	ck.risky(file, line, col, spec, zone, riskSubject{what: fmt.Sprintf("schedule %q", display), zone: zone, suffix: suffix}, opts...)
+}
+
+// riskSubject is how a finding names the schedule ("schedule \"30 1 * *
+// *\"", "Celery crontab(hour=1, minute=30)") and its zone ("Central
+// Standard Time (America/Chicago)"), and what it appends.
+type riskSubject struct {
+	what, zone, suffix string
+}
+
+// risky reports a fixed-time spec whose wall time a transition of its
+// zone skips or repeats, on a day it runs (in the year of --from and the
+// two after), saying the date and what happens; and a zone the tz
+// database does not know. zone "" or UTC by any name is quiet.
+func (ck *checker) risky(file string, line, col int, spec, zone string, subj riskSubject, opts ...dstsafe.CronOption) {
 	if zone == "" || isUTC(zone) {
 		return
 	}
@@ -360,7 +343,17 @@ func (ck *checker) windowHint(file string, line, col int, spec, display, zone, s
 	if len(risks) == 0 {
 		return
 	}
-	ck.add(file, line, col, "window", levelError, windowMsg+suffix, display, zone, risks[0], risks[0].Shift())
+	r := risks[0]
+	ck.add(file, line, col, "window", levelError, "%s", fmt.Sprintf(windowMsg, subj.what, subj.zone, r, r.Window(), riskFate(r))+subj.suffix)
+}
+
+// riskFate says what a scheduler does with a fixed time on the day a
+// transition skips or repeats it.
+func riskFate(r dstsafevet.Risk) string {
+	if r.Transition.Kind == dstsafe.Gap {
+		return fmt.Sprintf("so that day it runs up to %s late or not at all", r.Shift())
+	}
+	return fmt.Sprintf("so that day it runs twice, %s apart, or once", r.Shift())
 }
 
 // loadZone loads a zone a file names, or reports it unknown.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -136,6 +135,8 @@ var (
 
 var (
 	hclSchedule = regexp.MustCompile(`(?m)^[ \t]*(schedule_expression|schedule|cron)[ \t]*=[ \t]*"([^"]*)"`)
+	hclCrons    = regexp.MustCompile(`(?m)^[ \t]*crons[ \t]*=[ \t]*\[([^\]]*)\]`)
+	hclString   = regexp.MustCompile(`"([^"]*)"`)
 	hclZone     = regexp.MustCompile(`(?m)^[ \t]*(schedule_expression_timezone|time_zone|timezone)[ \t]*=[ \t]*"([^"]*)"`)
 )
 
@@ -149,12 +150,28 @@ var (
 // an interpolation is not followed.
 func (ck *checker) hcl(name, data string) {
 	lineOf := func(off int) int { return 1 + strings.Count(data[:off], "\n") }
+	type attrValue struct {
+		attr    string
+		at, off int // the attribute's offset, the value's
+		val     string
+	}
+	var values []attrValue
 	for _, m := range hclSchedule.FindAllStringSubmatchIndex(data, -1) {
-		attr, val := data[m[2]:m[3]], data[m[4]:m[5]]
+		values = append(values, attrValue{data[m[2]:m[3]], m[0], m[4], data[m[4]:m[5]]})
+	}
+	// A Nomad periodic block's crons = ["...", "..."], over one line or
+	// several.
+	for _, m := range hclCrons.FindAllStringSubmatchIndex(data, -1) {
+		for _, q := range hclString.FindAllStringSubmatchIndex(data[m[2]:m[3]], -1) {
+			values = append(values, attrValue{"cron", m[0], m[2] + q[2], data[m[2]+q[2] : m[2]+q[3]]})
+		}
+	}
+	for _, v := range values {
+		attr, val := v.attr, v.val
 		if strings.Contains(val, "${") {
 			continue
 		}
-		start, end := enclosingBlock(data, m[0])
+		start, end := enclosingBlock(data, v.at)
 		block := data[start:end]
 		zone, zoneOff := "", 0
 		if z := hclZone.FindStringSubmatchIndex(block); z != nil {
@@ -165,11 +182,11 @@ func (ck *checker) hcl(name, data string) {
 		}
 		switch {
 		case attr == "schedule_expression":
-			ck.awsCron(name, lineOf(m[4]), 0, val, lineOf(zoneOff), 0, zone)
+			ck.awsCron(name, lineOf(v.off), 0, val, lineOf(zoneOff), 0, zone)
 		case looksLikeCron(val) && !isUTC(zone):
 			loc, ok := ck.zone(name, lineOf(zoneOff), 0, zone)
 			if ok {
-				ck.windowAs(name, lineOf(m[4]), 0, val, val, zone, dstsafe.WithLocation(loc))
+				ck.windowAs(name, lineOf(v.off), 0, val, val, zone, dstsafe.WithLocation(loc))
 			}
 		}
 	}
@@ -394,38 +411,36 @@ func (ck *checker) airflowSpec(name string, line int, spec, zone string) {
 	ck.add(name, line, 0, "window", levelError, airflowMsg, spec, zone, r, r.Shift(), windowOnly(r), zone, spec)
 }
 
-// k8sExecHint is the dstsafe exec command a Kubernetes CronJob's container
-// can be wrapped with, so that each period runs once whatever the
-// controller does around a transition.
-func k8sExecHint(root *yaml.Node, spec, zone string) string {
-	job := scalar(get(get(root, "metadata"), "name"))
-	if job == "" {
-		job = "NAME"
-	}
-	if zone == "" {
-		zone = "ZONE"
-	}
-	cmd := "CMD..."
-	containers := resolve(get(get(get(get(get(get(root, "spec"), "jobTemplate"), "spec"), "template"), "spec"), "containers"))
-	if containers != nil && containers.Kind == yaml.SequenceNode && len(containers.Content) > 0 {
-		var words []string
-		for _, key := range []string{"command", "args"} {
-			if seq := resolve(get(containers.Content[0], key)); seq != nil && seq.Kind == yaml.SequenceNode {
-				for _, w := range seq.Content {
-					words = append(words, shellQuote(scalar(w)))
-				}
-			}
-		}
-		if len(words) > 0 {
-			cmd = strings.Join(words, " ")
-		}
-	}
-	return fmt.Sprintf("dstsafe exec --ledger URL --job %s --schedule 'CRON_TZ=%s %s' -- %s", job, zone, spec, cmd)
-}
-
 func shellQuote(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"$`\\*?;&|<>()") {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+var (
+	tsScheduleExpr = regexp.MustCompile("\\bscheduleExpression\\s*:\\s*['\"`](cron\\([^)]*\\))['\"`]")
+	tsScheduleZone = regexp.MustCompile("\\bscheduleExpressionTimezone\\s*:\\s*['\"`]([^'\"`]+)['\"`]")
+)
+
+// cdk checks TypeScript or JavaScript for an EventBridge Scheduler
+// schedule written as an object literal (a CDK CfnSchedule's props, the
+// AWS SDK's CreateScheduleCommand input): scheduleExpression: 'cron(...)'
+// with scheduleExpressionTimezone in the same braces. Other files that
+// name a schedule and a zone are not understood.
+func (ck *checker) cdk(name, data string) {
+	lineOf := func(off int) int { return 1 + strings.Count(data[:off], "\n") }
+	found := false
+	for _, m := range tsScheduleExpr.FindAllStringSubmatchIndex(data, -1) {
+		found = true
+		start, end := enclosingBlock(data, m[0])
+		z := tsScheduleZone.FindStringSubmatchIndex(data[start:end])
+		if z == nil {
+			continue // EventBridge Scheduler's default zone is UTC
+		}
+		ck.awsCron(name, lineOf(m[2]), 0, data[m[2]:m[3]], lineOf(start+z[2]), 0, data[start+z[2]:start+z[3]])
+	}
+	if !found && atRisk([]byte(data)) {
+		ck.notUnderstood(name, riskLine([]byte(data)), "TypeScript/JavaScript", "no scheduleExpression: 'cron(...)' object literal; it names a schedule and a zone")
+	}
 }

@@ -204,7 +204,7 @@ func (ck *checker) timer(name, data string) {
 		line := starts[i]
 		spec, zone, err := calendarToCron(strings.TrimSpace(v))
 		if err != "" {
-			ck.add(name, line, 0, "unreadable", levelNote, unreadableMsg, "OnCalendar="+strings.TrimSpace(v)+" ("+err+")")
+			ck.notUnderstood(name, line, "systemd timer", "OnCalendar="+strings.TrimSpace(v)+": "+err)
 			continue
 		}
 		if zone == "" {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
+	"regexp"
 	"strings"
 	"time"
 
@@ -22,14 +22,19 @@ var scheduleKeys = map[string]bool{"schedule": true, "cron": true, "cronspec": t
 // zoneKeys name the zone of the specs beside them.
 var zoneKeys = map[string]bool{"timeZone": true, "time_zone": true, "timezone": true}
 
-const (
-	k8sScheduleZoneMsg = "Kubernetes never supported a CRON_TZ= or TZ= prefix in a CronJob's spec.schedule (recent releases' API validation rejects it, older ones ran it by accident of their cron parser); put the zone in spec.timeZone"
-	k8sNoTimeZoneMsg   = "this CronJob has no spec.timeZone, so it runs in the kube-controller-manager's zone (UTC on most clusters, the node's zone on some); set spec.timeZone to Etc/UTC, or to the zone the job must follow"
-	unreadableMsg      = "not checked: %s"
-)
+// helmAction is a Go template action as Helm charts write them ({{ .Values.x }},
+// {{- include ... }}), not GitHub's ${{ ... }}, Argo's {{workflow.name}}
+// or the {{.RunDate}} dstsafe exec fills in.
+var helmAction = regexp.MustCompile(`(?:^|[^$])\{\{-?\s*(?:-|\.(?:Values|Release|Chart|Files|Capabilities|Template)\b|\$|(?:include|template|if|range|with|end|define|toYaml|tpl|default|quote|printf|required|else)\b)`)
 
-// yamlFile checks every document of a YAML file.
+// yamlFile checks every document of a YAML file. A Helm template is not
+// understood, whether or not it parses as YAML: its values come later.
 func (ck *checker) yamlFile(name string, data []byte) {
+	if loc := helmAction.FindIndex(data); loc != nil {
+		ck.notUnderstood(name, 1+bytes.Count(data[:loc[0]], []byte("\n")), "Helm template",
+			"its values are filled in when the chart is rendered; check the rendered manifests: helm template CHART > rendered.yaml && dstsafe check rendered.yaml")
+		return
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
@@ -38,7 +43,7 @@ func (ck *checker) yamlFile(name string, data []byte) {
 			return
 		}
 		if err != nil {
-			ck.add(name, errorLine(err), 0, "unreadable", levelNote, unreadableMsg, "not YAML ("+strings.TrimPrefix(err.Error(), "yaml: ")+"), a template perhaps")
+			ck.notUnderstood(name, errorLine(err), "YAML", "does not parse: "+strings.TrimPrefix(err.Error(), "yaml: "))
 			return
 		}
 		if len(doc.Content) > 0 {
@@ -61,7 +66,7 @@ func errorLine(err error) int {
 func (ck *checker) jsonFile(name string, data []byte) {
 	n, err := jsonNodes(data)
 	if err != nil {
-		ck.add(name, 1, 0, "unreadable", levelNote, unreadableMsg, "not JSON ("+err.Error()+")")
+		ck.notUnderstood(name, 1, "JSON", "does not parse: "+err.Error())
 		return
 	}
 	ck.document(name, n)
@@ -92,45 +97,6 @@ func (ck *checker) document(name string, root *yaml.Node) {
 	ck.walk(name, root, skip, map[*yaml.Node]bool{})
 }
 
-// cronJob checks a Kubernetes CronJob's spec.schedule and spec.timeZone.
-func (ck *checker) cronJob(name string, root *yaml.Node, skip map[*yaml.Node]bool) {
-	spec := resolve(get(root, "spec"))
-	sched := resolve(get(spec, "schedule"))
-	if sched == nil || sched.Kind != yaml.ScalarNode {
-		return
-	}
-	skip[sched] = true
-	if zone, _ := dstsafevet.SplitZone(sched.Value); zone != "" {
-		ck.add(name, sched.Line, sched.Column, "k8s-schedule-zone", levelError, k8sScheduleZoneMsg)
-		return
-	}
-	tz := resolve(get(spec, "timeZone"))
-	if tz == nil || tz.Kind != yaml.ScalarNode {
-		ck.add(name, sched.Line, sched.Column, "k8s-no-timezone", levelNote, k8sNoTimeZoneMsg+"; to follow a local zone and run each period once, set spec.timeZone and wrap the container's command: %s", k8sExecHint(root, sched.Value, ""))
-		return
-	}
-	skip[tz] = true
-	loc, ok := ck.zone(name, tz.Line, tz.Column, tz.Value)
-	if !ok {
-		return
-	}
-	if wrapped, execSpec := execSchedule(root); wrapped {
-		// dstsafe exec claims each period in a ledger, so the controller's
-		// second trigger in a fold (or a retried pod) runs nothing: the
-		// window is harmless. What remains is that exec reads the same
-		// schedule, or its periods are not the CronJob's.
-		if want := "CRON_TZ=" + tz.Value + " " + sched.Value; execSpec != "" && strings.Join(strings.Fields(execSpec), " ") != want {
-			ck.add(name, sched.Line, sched.Column, "k8s-exec-schedule", levelError,
-				"the container runs dstsafe exec --schedule %q, but the CronJob fires %q in %s: exec would look for another schedule's periods; give it --schedule '%s'",
-				execSpec, sched.Value, tz.Value, want)
-		}
-		return
-	}
-	ck.windowHint(name, sched.Line, sched.Column, sched.Value, sched.Value, tz.Value,
-		"; or keep the local time and run each period once: wrap the container's command with "+strings.ReplaceAll(k8sExecHint(root, sched.Value, tz.Value), "%", "%%"),
-		dstsafe.WithLocation(loc))
-}
-
 // walk visits every node once (aliases lead back to their anchors):
 // TZ keys, TZ=... list items, Kubernetes env entries {name: TZ, value: X},
 // and cron specs under schedule keys with the zone of their prefix or of a
@@ -154,6 +120,9 @@ func (ck *checker) walk(name string, n *yaml.Node, skip, seen map[*yaml.Node]boo
 		}
 	case yaml.MappingNode:
 		ck.eventBridge(name, n)
+		if ck.azureBinding(name, n) {
+			skip[resolve(get(n, "schedule"))] = true
+		}
 		kvs := entries(n)
 		if strings.EqualFold(scalar(get(n, "name")), "TZ") {
 			if v := resolve(get(n, "value")); v != nil && v.Kind == yaml.ScalarNode {
@@ -197,6 +166,14 @@ func (ck *checker) spec(name string, v *yaml.Node, docZone string) {
 	zone, _ := dstsafevet.SplitZone(v.Value)
 	if zone != "" {
 		ck.window(name, v.Line, v.Column, v.Value, zone)
+		return
+	}
+	if rest, zone, ok := trailingZone(v.Value); ok {
+		// sidekiq-cron and fugit (rufus-scheduler, GoodJob) write the
+		// zone after the fields: "30 1 * * * America/Chicago".
+		if loc, ok := ck.zone(name, v.Line, v.Column, zone); ok {
+			ck.windowAs(name, v.Line, v.Column, rest, v.Value, zone, dstsafe.WithLocation(loc))
+		}
 		return
 	}
 	if docZone == "" {
@@ -376,44 +353,16 @@ func jsonNodes(data []byte) (*yaml.Node, error) {
 	return n, nil
 }
 
-// execSchedule reports whether a CronJob's first container runs its work
-// through dstsafe exec (the command's or args' words hold a "dstsafe"
-// program followed by "exec", directly or inside a shell -c string), and
-// the --schedule it gives exec ("" when not given as a flag word).
-func execSchedule(root *yaml.Node) (wrapped bool, spec string) {
-	containers := resolve(get(get(get(get(get(get(root, "spec"), "jobTemplate"), "spec"), "template"), "spec"), "containers"))
-	if containers == nil || containers.Kind != yaml.SequenceNode || len(containers.Content) == 0 {
-		return false, ""
+// trailingZone splits a zone written after a spec's fields ("30 1 * * *
+// America/Chicago", fugit's and sidekiq-cron's form) off the spec.
+func trailingZone(spec string) (rest, zone string, ok bool) {
+	f := strings.Fields(spec)
+	if len(f) < 6 {
+		return "", "", false
 	}
-	// The command and args as given, and split into words, so that a
-	// shell -c string ("dstsafe exec ... -- x") is read too.
-	var flags, words []string
-	for _, key := range []string{"command", "args"} {
-		if seq := resolve(get(containers.Content[0], key)); seq != nil && seq.Kind == yaml.SequenceNode {
-			for _, w := range seq.Content {
-				flags = append(flags, scalar(w))
-				words = append(words, strings.Fields(scalar(w))...)
-			}
-		}
+	last := f[len(f)-1]
+	if !strings.Contains(last, "/") && !isUTC(last) || strings.ContainsAny(last, "*,") || last[0] >= '0' && last[0] <= '9' {
+		return "", "", false
 	}
-	for i := 0; i+1 < len(words); i++ {
-		if path.Base(words[i]) == "dstsafe" && words[i+1] == "exec" {
-			wrapped = true
-			break
-		}
-	}
-	if !wrapped {
-		return false, ""
-	}
-	for i, f := range flags {
-		switch {
-		case f == "--":
-			return true, spec
-		case strings.HasPrefix(f, "--schedule="):
-			spec = strings.TrimPrefix(f, "--schedule=")
-		case (f == "--schedule" || f == "-schedule") && i+1 < len(flags):
-			spec = flags[i+1]
-		}
-	}
-	return true, spec
+	return strings.Join(f[:len(f)-1], " "), last, true
 }

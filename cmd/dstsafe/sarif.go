@@ -30,8 +30,12 @@ var checkRules = []checkRule{
 		"A crontab without CRON_TZ runs its jobs in the cron daemon's local zone. Add CRON_TZ=UTC (or CRON_TZ=Zone) at the top.", levelError},
 	{"timer-no-zone", "TimerNoZone", "a systemd OnCalendar= without a zone",
 		"A systemd timer whose OnCalendar= names no zone runs in the machine's local zone. Append UTC or the zone the job must follow.", levelError},
-	{"unreadable", "NotChecked", "a file that could not be read as its kind",
-		"A file that does not parse as its kind (a Helm template, say) is not checked.", levelNote},
+	{"k8s-exec-schedule", "KubernetesExecSchedule", "dstsafe exec's --schedule differs from its CronJob's",
+		"A CronJob that wraps its command in dstsafe exec must give exec the times it fires, in its spec.timeZone: otherwise exec looks for another schedule's periods and finds nothing due, or another period.", levelError},
+	{"k8s-exec-no-timezone", "KubernetesExecNoTimeZone", "dstsafe exec names a zone its CronJob lacks",
+		"A CronJob without spec.timeZone fires in the kube-controller-manager's zone, while the dstsafe exec it wraps looks for periods in the zone of its --schedule: the triggers miss exec's periods. Set spec.timeZone to exec's zone.", levelError},
+	{checkNotUnderstood, "NotUnderstood", "a file, or part of one, dstsafe check could not read",
+		"dstsafe check does not read this file (or this part of it): its schedules were not checked, and the file is not counted as checked. The message names the format and why.", levelNote},
 }
 
 type sarifLog struct {
@@ -41,8 +45,23 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
+}
+
+// sarifInvocation carries the files dstsafe check did not understand as
+// tool execution notifications too, beside the note-level results that
+// code scanning shows.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations"`
 }
 
 type sarifTool struct {
@@ -103,6 +122,7 @@ func toSARIF(fs []finding) sarifLog {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sr)
 		index[r.id] = i
 	}
+	inv := sarifInvocation{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{}}
 	for _, f := range fs {
 		res := sarifResult{RuleID: f.Check, RuleIndex: index[f.Check], Level: f.Level, Message: sarifText{f.Message}}
 		var loc sarifLocation
@@ -116,6 +136,10 @@ func toSARIF(fs []finding) sarifLog {
 		loc.PhysicalLocation.Region.StartColumn = f.Column
 		res.Locations = []sarifLocation{loc}
 		run.Results = append(run.Results, res)
+		if f.Check == checkNotUnderstood {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning", Message: sarifText{f.Message}, Locations: res.Locations})
+		}
 	}
+	run.Invocations = []sarifInvocation{inv}
 	return sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
 }
