@@ -86,8 +86,7 @@ func (u *ui) action(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.opts.Logger.Info("dstsafe ui action", "action", act, "job", job, "period", key, "by", u.opts.By, "reason", reason)
-	sep := "&"
-	http.Redirect(w, r, back+sep+url.Values{"done": {done}}.Encode(), http.StatusSeeOther)
+	seeOther(w, back+"&"+url.Values{"done": {done}}.Encode())
 }
 
 // retry releases a failed or abandoned period (ControlLedger.Release): the

@@ -51,7 +51,7 @@ func (u *ui) authorized(w http.ResponseWriter, r *http.Request) bool {
 		if enc := v.Encode(); enc != "" {
 			target += "?" + enc
 		}
-		http.Redirect(w, r, target, http.StatusSeeOther)
+		seeOther(w, target)
 		return false
 	}
 	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && u.tokenOK(auth) {
@@ -128,4 +128,12 @@ func (u *ui) csrfOK(r *http.Request) bool {
 	}
 	want := u.csrfToken(c.Value)
 	return hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(want))
+}
+
+// seeOther redirects to target as given: http.Redirect would make a
+// relative target absolute from the request's path, which is wrong when
+// the handler is mounted under a prefix (http.StripPrefix).
+func seeOther(w http.ResponseWriter, target string) {
+	w.Header().Set("Location", target)
+	w.WriteHeader(http.StatusSeeOther)
 }

@@ -45,7 +45,7 @@ func classify(sched *dstsafe.Cron, loc *time.Location, recs []dstsafe.Record, fr
 		byKey[r.Period] = i
 	}
 	used := make([]bool, len(recs))
-	var out []period
+	out := make([]period, 0, len(recs)+16)
 	if sched != nil {
 		for after := from.Add(-time.Nanosecond); ; {
 			o, ok := sched.NextOccurrence(after)

@@ -2,7 +2,11 @@ package dstsafeui
 
 import (
 	"fmt"
+	"html"
+	"html/template"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dstsafe/dstsafe"
@@ -71,7 +75,7 @@ func timeline(ps []period, loc *time.Location, sched *dstsafe.Cron, job string, 
 			continue
 		}
 		pct := func(t time.Time) string {
-			return fmt.Sprintf("%.3f%%", 100*float64(t.Sub(start))/float64(span))
+			return strconv.FormatFloat(100*float64(t.Sub(start))/float64(span), 'f', 3, 64) + "%"
 		}
 		row := dayRow{Date: d.String(), Weekday: d.Weekday().String()[:3], Hours: span.Hours()}
 		for t := start; t.Before(end); t = t.Add(time.Hour) {
@@ -101,9 +105,11 @@ func timeline(ps []period, loc *time.Location, sched *dstsafe.Cron, job string, 
 			m := marker{Left: pct(p.At), State: p.State, Key: p.Key, Href: periodHref(job, p.Key),
 				Local: zoned(p.At, loc), UTC: utc(p.At)}
 			if len(day) <= labelMax {
+				// Room for a label and a tooltip; a dense day keeps its
+				// markup small (the data attributes say the same).
 				m.Label = p.At.In(loc).Format("15:04")
+				m.Title = p.Key + " · " + p.State + " · " + m.Local + " · " + m.UTC
 			}
-			m.Title = p.Key + " · " + p.State + " · " + m.Local + " · " + m.UTC
 			kind := dstsafe.Kind(0)
 			if p.Expected {
 				kind = p.Occ.Kind
@@ -158,4 +164,53 @@ func utc(t time.Time) string {
 		return "—"
 	}
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// Track renders the day's track: ticks, transitions, the fold's other
+// readings and the periods. It writes the markup itself, escaping every
+// value with html.EscapeString (each lands in an attribute or text, never
+// a URL scheme, a script or a style beyond the computed left offset):
+// html/template's per-action escaping was 0.6 s of a 10,000-period page.
+func (r dayRow) Track() template.HTML {
+	var b strings.Builder
+	b.Grow(len(r.Ticks)*64 + len(r.Periods)*320)
+	e := html.EscapeString
+	for _, t := range r.Ticks {
+		cls := "tick"
+		if t.Major {
+			cls = "tick major"
+		}
+		fmt.Fprintf(&b, `<span class="%s" style="left:%s"><i>%s</i></span>`, cls, t.Left, e(t.Label))
+	}
+	for _, t := range r.Transitions {
+		fmt.Fprintf(&b, `<span class="tr %s" style="left:%s" title="%s"><i>%s</i></span>`, e(t.Kind), t.Left, e(t.Label), e(t.Label))
+	}
+	for _, g := range r.Ghosts {
+		fmt.Fprintf(&b, `<a class="ghost" style="left:%s" href="%s" title="%s" data-period="%s" data-at="%s">%s</a>`,
+			g.Left, e(g.Href), e(g.Title), e(g.Key), e(g.Local), e(g.Label))
+	}
+	for _, p := range r.Periods {
+		b.WriteString(`<a class="p `)
+		b.WriteString(e(p.State))
+		b.WriteString(`" style="left:`)
+		b.WriteString(p.Left)
+		b.WriteString(`" href="`)
+		b.WriteString(e(p.Href))
+		if p.Title != "" {
+			b.WriteString(`" title="`)
+			b.WriteString(e(p.Title))
+		}
+		b.WriteString(`" data-period="`)
+		b.WriteString(e(p.Key))
+		b.WriteString(`" data-state="`)
+		b.WriteString(e(p.State))
+		b.WriteString(`" data-at="`)
+		b.WriteString(e(p.Local))
+		b.WriteString(`" data-utc="`)
+		b.WriteString(e(p.UTC))
+		b.WriteString(`">`)
+		b.WriteString(e(p.Label))
+		b.WriteString(`</a>`)
+	}
+	return template.HTML(b.String())
 }

@@ -1,4 +1,4 @@
-package dstsafeui_test
+package browsertest_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/dstsafe/dstsafe/dstsafeui"
+	"github.com/dstsafe/dstsafe/dstsafeui/internal/uifixture"
 )
 
 // chromiumPath finds headless Chromium: $DSTSAFE_CHROMIUM, else Debian's
@@ -144,7 +145,7 @@ func TestBrowser(t *testing.T) {
 			t.Run("jobs", func(t *testing.T) {
 				run(t, ctx, "jobs page", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("#jobs")))
 				names := eval[[]string](t, ctx, `[...document.querySelectorAll('#jobs td.job')].map(e => e.textContent)`)
-				want := []string{xssJob, "billing", "report"} // by bytes: '<' sorts first
+				want := []string{uifixture.XSSJob, "billing", "report"} // by bytes: '<' sorts first
 				if fmt.Sprint(names) != fmt.Sprint(want) {
 					t.Errorf("jobs %q, want %q", names, want)
 				}
@@ -217,18 +218,18 @@ func TestBrowser(t *testing.T) {
 
 			t.Run("escaping", func(t *testing.T) {
 				for _, page := range []string{
-					"/job?" + url.Values{"name": {xssJob}, "from": {"2024-11-01"}, "to": {"2024-11-08"}}.Encode(),
-					"/period?" + url.Values{"job": {xssJob}, "period": {"2024-11-06T04:00:00"}}.Encode(),
-					"/audit?" + url.Values{"job": {xssJob}, "from": {"2024-11-01"}, "to": {"2024-11-08"}}.Encode(),
+					"/job?" + url.Values{"name": {uifixture.XSSJob}, "from": {"2024-11-01"}, "to": {"2024-11-08"}}.Encode(),
+					"/period?" + url.Values{"job": {uifixture.XSSJob}, "period": {"2024-11-06T04:00:00"}}.Encode(),
+					"/audit?" + url.Values{"job": {uifixture.XSSJob}, "from": {"2024-11-01"}, "to": {"2024-11-08"}}.Encode(),
 				} {
 					run(t, ctx, page, chromedp.Navigate(srv.URL+page), chromedp.WaitVisible(chromedp.ID("#job-name")))
-					if got := eval[string](t, ctx, `document.querySelector('#job-name').textContent`); got != xssJob {
-						t.Errorf("%s: job name reads %q, want the text %q", page, got, xssJob)
+					if got := eval[string](t, ctx, `document.querySelector('#job-name').textContent`); got != uifixture.XSSJob {
+						t.Errorf("%s: job name reads %q, want the text %q", page, got, uifixture.XSSJob)
 					}
 					noInjection(t, ctx, page)
 				}
-				if got := eval[string](t, ctx, `document.querySelector('tr[data-period="2024-11-06T04:00:00"] td.reason').textContent`); got != xssReason {
-					t.Errorf("audit error text reads %q, want the text %q", got, xssReason)
+				if got := eval[string](t, ctx, `document.querySelector('tr[data-period="2024-11-06T04:00:00"] td.reason').textContent`); got != uifixture.XSSReason {
+					t.Errorf("audit error text reads %q, want the text %q", got, uifixture.XSSReason)
 				}
 			})
 

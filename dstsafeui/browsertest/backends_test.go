@@ -1,4 +1,4 @@
-package dstsafeui_test
+package browsertest_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafeui/internal/uifixture"
 	"github.com/dstsafe/dstsafe/internal/testkit"
 	"github.com/dstsafe/dstsafe/redisledger"
 	"github.com/dstsafe/dstsafe/sqlledger"
@@ -108,11 +109,11 @@ func randHex() string {
 }
 
 // filled returns a ledger of the backend filled by the fixture, and the
-// fake clock it is on, at uiNow.
+// fake clock it is on, at uifixture.UINow.
 func filled(t testing.TB, b backend) (dstsafe.ControlLedger, *clockwork.FakeClock) {
 	t.Helper()
-	clock := clockwork.NewFakeClockAt(simStart)
+	clock := clockwork.NewFakeClockAt(uifixture.SimStart)
 	l := b.open(t, clock)
-	fill(t, l, clock)
+	uifixture.Fill(t, l, clock)
 	return l, clock
 }
