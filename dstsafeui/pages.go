@@ -292,7 +292,7 @@ func (u *ui) periodPage(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, http.StatusBadGateway, err)
 		return
 	}
-	var recs []dstsafe.Record
+	recs := []dstsafe.Record{} // none: identify reads the job's records for its schedule
 	if hasRec {
 		recs = []dstsafe.Record{rec}
 	}

@@ -70,6 +70,11 @@ func TestRegistrySchedule(t *testing.T) {
 func TestSkipAndRefusedRetry(t *testing.T) {
 	l, clock := memFilled(t)
 	h := dstsafeui.Handler(l, dstsafeui.Options{Clock: clock, AllowActions: true, By: "ops@bastion"})
+	// The missing period's page, from the schedule of the job's records.
+	page := local.do(h, "GET", "/period?job=billing&period=2024-11-08T01%3A30%3A00", nil)
+	if body := page.Body.String(); page.Code != 200 || !strings.Contains(body, `id="period-state">missing<`) || !strings.Contains(body, `id="skip"`) {
+		t.Fatalf("billing 2024-11-08's page: %d, want a missing period with a skip form\n%s", page.Code, body)
+	}
 	c, token := session(t, h, local, "/job?name=billing")
 	rec := c.do(h, "POST", "/action", url.Values{"action": {"skip"}, "job": {"billing"}, "period": {"2024-11-08T01:30:00"},
 		"reason": {"charged by hand"}, "csrf": {token}})
