@@ -35,6 +35,10 @@ type jobIdentity struct {
 	Loc  *time.Location
 	// From says where the schedule came from: "registry" or "records".
 	From string
+	// Owners, FirstSeen and LastSeen are the registration's, when the
+	// ledger is a dstsafe.JobRegistry that knows the job.
+	Owners              []string
+	FirstSeen, LastSeen time.Time
 }
 
 // Zone is the schedule's zone name, "" when unknown.
@@ -65,6 +69,7 @@ func identify(ctx context.Context, l dstsafe.Ledger, job string, records []dstsa
 		case err == nil && info.Schedule != "":
 			if c, perr := dstsafe.ParseFingerprint(info.Schedule); perr == nil {
 				id.Spec, id.Cron, id.Loc, id.From = info.Spec, c, c.Location(), "registry"
+				id.Owners, id.FirstSeen, id.LastSeen = info.Owners, info.FirstSeen, info.LastSeen
 				if id.Spec == "" {
 					id.Spec = c.String()
 				}

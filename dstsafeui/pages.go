@@ -51,7 +51,7 @@ func (u *ui) render(w http.ResponseWriter, r *http.Request, status int, name str
 	p.Error = u.redact(p.Error)
 	var buf bytes.Buffer
 	if v, ok := p.Body.(jobView); ok {
-		buf.Grow(8<<10 + 300*v.Periods) // no regrowth of a 10,000-period page
+		buf.Grow(16<<10 + 320*v.Periods) // no regrowth of a 10,000-period page
 	}
 	if err := u.pages.ExecuteTemplate(&buf, name, p); err != nil {
 		u.opts.Logger.Error("dstsafe ui template", "template", name, "err", err)

@@ -102,11 +102,11 @@ func timeline(ps []period, loc *time.Location, sched *dstsafe.Cron, job string, 
 			if p.At.Before(start) {
 				continue
 			}
-			m := marker{Left: pct(p.At), State: p.State, Key: p.Key, Href: periodHref(job, p.Key),
-				Local: zoned(p.At, loc), UTC: utc(p.At)}
-			if len(day) <= labelMax {
-				// Room for a label and a tooltip; a dense day keeps its
-				// markup small (the data attributes say the same).
+			m := marker{Left: pct(p.At), State: p.State, Key: p.Key, Href: periodHref(job, p.Key)}
+			if len(day) <= labelMax || (p.Expected && p.Occ.Kind != dstsafe.Unique) {
+				// Room for a label, a tooltip and the instants; a dense
+				// day keeps its markup small (the period page has them).
+				m.Local, m.UTC = zoned(p.At, loc), utc(p.At)
 				m.Label = p.At.In(loc).Format("15:04")
 				m.Title = p.Key + " · " + p.State + " · " + m.Local + " · " + m.UTC
 			}
@@ -150,7 +150,7 @@ func timeline(ps []period, loc *time.Location, sched *dstsafe.Cron, job string, 
 func wallHM(w dstsafe.Wall) string { return fmt.Sprintf("%02d:%02d", w.Hour, w.Minute) }
 
 func periodHref(job, key string) string {
-	return "period?" + url.Values{"job": {job}, "period": {key}}.Encode()
+	return "period?job=" + url.QueryEscape(job) + "&period=" + url.QueryEscape(key)
 }
 
 // zoned formats t in loc: "2024-11-03 01:30:00 CDT (-05:00)".
@@ -204,10 +204,12 @@ func (r dayRow) Track() template.HTML {
 		b.WriteString(e(p.Key))
 		b.WriteString(`" data-state="`)
 		b.WriteString(e(p.State))
-		b.WriteString(`" data-at="`)
-		b.WriteString(e(p.Local))
-		b.WriteString(`" data-utc="`)
-		b.WriteString(e(p.UTC))
+		if p.Local != "" {
+			b.WriteString(`" data-at="`)
+			b.WriteString(e(p.Local))
+			b.WriteString(`" data-utc="`)
+			b.WriteString(e(p.UTC))
+		}
 		b.WriteString(`">`)
 		b.WriteString(e(p.Label))
 		b.WriteString(`</a>`)

@@ -63,6 +63,9 @@ func TestRegistrySchedule(t *testing.T) {
 	if !strings.Contains(body, "CRON_TZ=America/Chicago 30 1 * * *") {
 		t.Errorf("audit page does not show the registered spec")
 	}
+	if job := local.do(h, "GET", "/job?name=billing", nil).Body.String(); !strings.Contains(job, `<p class="sub" id="owners">registered by replica-a · first seen 2024-11-01 12:00:00 UTC`) {
+		t.Errorf("job page does not show the registration's owners:\n%s", job)
+	}
 }
 
 // Skip records a missing period as skipped by the UI's operator, and a
