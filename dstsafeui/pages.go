@@ -86,6 +86,9 @@ type jobRow struct {
 	LastKey, LastState string
 	Pause              dstsafe.Pause
 	AtRisk, Missing    int
+	// Counted is false when the window holds more periods than a page
+	// lays out: the counts are not shown.
+	Counted bool
 }
 
 func (u *ui) jobsPage(w http.ResponseWriter, r *http.Request) {
@@ -149,11 +152,12 @@ func (u *ui) jobSummary(ctx context.Context, name string, from, now time.Time) (
 		if next, ok := id.Cron.NextOccurrence(now); ok {
 			row.NextLocal, row.NextUTC = zoned(next.At, id.Loc), utc(next.At)
 		}
-		c := countStates(classify(id.Cron, id.Loc, recs, from, now, now))
-		row.AtRisk, row.Missing = c.AtRisk(), c.Missing()
+		ps, ok := classify(id.Cron, id.Loc, recs, from, now, now, maxPagePeriods)
+		c := countStates(ps)
+		row.AtRisk, row.Missing, row.Counted = c.AtRisk(), c.Missing(), ok
 	} else {
-		c := countStates(classify(nil, id.Loc, recs, from, now, now))
-		row.AtRisk = c.AtRisk()
+		ps, _ := classify(nil, id.Loc, recs, from, now, now, maxPagePeriods)
+		row.AtRisk, row.Counted = countStates(ps).AtRisk(), true
 	}
 	return row, nil
 }
@@ -184,8 +188,13 @@ func dateRange(r *http.Request, loc *time.Location, now time.Time) (dstsafe.Date
 	return from, to, nil
 }
 
-// maxPagePeriods bounds the periods one page lays out.
-const maxPagePeriods = 100_000
+// maxPagePeriods bounds the periods one page lays out, and those the
+// jobs page counts per job; maxAuditPeriods those an audit lists, as
+// `dstsafe ledger audit` does (a year of a per-minute job is 527,040).
+const (
+	maxPagePeriods  = 100_000
+	maxAuditPeriods = 1_000_000
+)
 
 // jobView is the job page.
 type jobView struct {
@@ -219,9 +228,9 @@ func (u *ui) jobPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	from, to := fromD.Start(id.Loc), toD.Start(id.Loc)
-	ps := classify(id.Cron, id.Loc, recs, from, to, now)
-	if len(ps) > maxPagePeriods {
-		u.fail(w, r, http.StatusBadRequest, fmt.Errorf("%d periods from %s to %s: more than %d; show a shorter range", len(ps), fromD, toD, maxPagePeriods))
+	ps, ok := classify(id.Cron, id.Loc, recs, from, to, now, maxPagePeriods)
+	if !ok {
+		u.fail(w, r, http.StatusBadRequest, fmt.Errorf("more than %d periods from %s to %s: show a shorter range", maxPagePeriods, fromD, toD))
 		return
 	}
 	pause, err := u.l.GetPause(ctx, name)
@@ -312,7 +321,7 @@ func (u *ui) periodPage(w http.ResponseWriter, r *http.Request) {
 	}
 	// The period as classify sees it: the schedule's occurrences around
 	// its key's instant, matched by key.
-	ps := classify(id.Cron, id.Loc, recs, at.Add(-26*time.Hour), at.Add(26*time.Hour), now)
+	ps, _ := classify(id.Cron, id.Loc, recs, at.Add(-26*time.Hour), at.Add(26*time.Hour), now, maxPagePeriods)
 	v := periodView{Job: id, Zone: id.Zone()}
 	found := false
 	for _, p := range ps {
@@ -326,7 +335,7 @@ func (u *ui) periodPage(w http.ResponseWriter, r *http.Request) {
 			u.fail(w, r, http.StatusNotFound, fmt.Errorf("no period %q of job %q: no record, and the job's schedule has no such period", key, name))
 			return
 		}
-		v.Period = period{Key: key, State: rec.State.String(), HasRec: true, Rec: rec, At: at}
+		v.Period = period{Key: key, State: rec.State.String(), HasRec: true, Rec: &rec, At: at}
 	}
 	p := v.Period
 	if p.Expected {
@@ -390,7 +399,11 @@ func (u *ui) auditPage(w http.ResponseWriter, r *http.Request) {
 	v.Job, v.Selected = id, true
 	v.From, v.To = fromD.String(), toD.String()
 	from, to := fromD.Start(id.Loc), toD.Start(id.Loc)
-	ps := classify(v.Job.Cron, v.Job.Loc, recs, from, to, now)
+	ps, ok := classify(v.Job.Cron, v.Job.Loc, recs, from, to, now, maxAuditPeriods)
+	if !ok {
+		u.fail(w, r, http.StatusBadRequest, fmt.Errorf("more than %d periods from %s to %s: audit a shorter range", maxAuditPeriods, fromD, toD))
+		return
+	}
 	c := countStates(ps)
 	for _, p := range ps {
 		switch p.State {

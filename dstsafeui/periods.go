@@ -24,7 +24,7 @@ type period struct {
 	Expected bool
 	Occ      dstsafe.Occurrence
 	HasRec   bool
-	Rec      dstsafe.Record
+	Rec      *dstsafe.Record
 	// At is where the period sits in time: the occurrence's instant, else
 	// the instant its key reads in the job's zone, else its record's start.
 	At time.Time
@@ -38,8 +38,9 @@ type period struct {
 // another key) are kept where their key reads. sched may be nil (a job
 // whose schedule is unknown): then the records alone. The result is
 // ordered by At, then key. It is the one place the pages decide what a
-// period's state is.
-func classify(sched *dstsafe.Cron, loc *time.Location, recs []dstsafe.Record, from, to, now time.Time) []period {
+// period's state is. It stops when sched has more than limit periods in
+// the range, and returns ok false.
+func classify(sched *dstsafe.Cron, loc *time.Location, recs []dstsafe.Record, from, to, now time.Time, limit int) (_ []period, ok bool) {
 	byKey := make(map[string]int, len(recs))
 	for i, r := range recs {
 		byKey[r.Period] = i
@@ -52,11 +53,14 @@ func classify(sched *dstsafe.Cron, loc *time.Location, recs []dstsafe.Record, fr
 			if !ok || !o.At.Before(to) {
 				break
 			}
+			if len(out) >= limit {
+				return nil, false
+			}
 			after = o.At
 			p := period{Key: o.Period, Expected: true, Occ: o, At: o.At}
 			if i, ok := byKey[o.Period]; ok {
 				used[i] = true
-				p.HasRec, p.Rec, p.State = true, recs[i], recs[i].State.String()
+				p.HasRec, p.Rec, p.State = true, &recs[i], recs[i].State.String()
 			} else if o.At.After(now) {
 				p.State = stateUpcoming
 			} else {
@@ -76,7 +80,7 @@ func classify(sched *dstsafe.Cron, loc *time.Location, recs []dstsafe.Record, fr
 		if at.Before(from) || !at.Before(to) {
 			continue
 		}
-		out = append(out, period{Key: r.Period, State: r.State.String(), HasRec: true, Rec: r, At: at})
+		out = append(out, period{Key: r.Period, State: r.State.String(), HasRec: true, Rec: &recs[i], At: at})
 	}
 	slices.SortStableFunc(out, func(a, b period) int {
 		if c := a.At.Compare(b.At); c != 0 {
@@ -84,7 +88,7 @@ func classify(sched *dstsafe.Cron, loc *time.Location, recs []dstsafe.Record, fr
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
-	return out
+	return out, true
 }
 
 // keyInstant is the instant a period key reads in loc: a wall reading

@@ -24,7 +24,7 @@ func TestRegistrySchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp := fingerprint(t, c)
+	fp := fingerprint(t, c, 24*time.Hour)
 	if _, err := l.RegisterJob(ctx, dstsafe.JobRegistration{Job: "billing", Owner: "replica-a", Schedule: fp,
 		Spec: "CRON_TZ=America/Chicago 30 1 * * *", PeriodKey: "wall", Zone: "America/Chicago"}); err != nil {
 		t.Fatal(err)
@@ -98,15 +98,16 @@ func TestSkipAndRefusedRetry(t *testing.T) {
 	}
 }
 
-// fingerprint is the fingerprint a Scheduler claims c's periods with.
-func fingerprint(t *testing.T, c *dstsafe.Cron) string {
+// fingerprint is the fingerprint a Scheduler claims c's periods with,
+// simulated for d from 2024-01-01 00:00 UTC (d must hold a period).
+func fingerprint(t *testing.T, c *dstsafe.Cron, d time.Duration) string {
 	clock := clockwork.NewFakeClockAt(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	l := dstsafe.NewMemoryLedger(clock)
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(l))
 	if err := s.Add("x", c, func(context.Context, dstsafe.Run) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour); err != nil {
+	if _, err := dstsafe.Simulate(context.Background(), s, d); err != nil {
 		t.Fatal(err)
 	}
 	recs, _ := l.List(context.Background(), "x", "", "")
@@ -114,4 +115,30 @@ func fingerprint(t *testing.T, c *dstsafe.Cron) string {
 		t.Fatal("no fingerprint")
 	}
 	return recs[0].Schedule
+}
+
+// A range of more than 100,000 periods is refused with a 400 that asks
+// for a shorter one: 70 days of a per-minute job are 100,800.
+func TestPageBound(t *testing.T) {
+	ctx := context.Background()
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	l := dstsafe.NewMemoryLedger(clock)
+	c, err := dstsafe.ParseCron("* * * * *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "minutely", Period: "2024-01-01T00:00:00", Owner: "a", Schedule: fingerprint(t, c, time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Finish(ctx, "minutely", r.Period, r.Token, dstsafe.StateSucceeded, ""); err != nil {
+		t.Fatal(err)
+	}
+	h := dstsafeui.Handler(l, dstsafeui.Options{Clock: clock})
+	if rec := local.do(h, "GET", "/job?name=minutely&from=2024-01-01&to=2024-03-11", nil); rec.Code != 400 || !strings.Contains(rec.Body.String(), "more than 100000 periods") {
+		t.Errorf("70 days of a per-minute job (100,800 periods): %d, want 400 saying more than 100000\n%s", rec.Code, rec.Body)
+	}
+	if rec := local.do(h, "GET", "/job?name=minutely&from=2024-01-01&to=2024-01-02", nil); rec.Code != 200 {
+		t.Errorf("a day of it: %d, want 200", rec.Code)
+	}
 }
