@@ -139,7 +139,5 @@ func (c counts) Missing() int { return c[stateMissing] }
 // ("2024-11-03T01:30:00") and a date key ("2024-11-03") of a date sort
 // after that date's string and before the next date's.
 func keyBounds(from, to time.Time, loc *time.Location) (string, string) {
-	f := from.In(loc).AddDate(0, 0, -1).Format(time.DateOnly)
-	t := to.In(loc).AddDate(0, 0, 2).Format(time.DateOnly)
-	return f, t
+	return dstsafe.DateOf(from, loc).AddDays(-1).String(), dstsafe.DateOf(to, loc).AddDays(2).String()
 }
