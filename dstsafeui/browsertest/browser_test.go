@@ -197,6 +197,7 @@ func TestBrowser(t *testing.T) {
 					!strings.HasPrefix(readings[1], "reading | 2024-11-03 01:30:00 CST (-06:00) · 2024-11-03 07:30:00 UTC") {
 					t.Errorf("readings of billing 2024-11-03:\n%s\nwant 01:30 CDT (ran), then 01:30 CST", strings.Join(readings, "\n"))
 				}
+				shot("ui-period.png")
 			})
 
 			t.Run("spring-forward night", func(t *testing.T) {
@@ -240,6 +241,7 @@ func TestBrowser(t *testing.T) {
 				if fmt.Sprint(rows) != fmt.Sprint(want) {
 					t.Errorf("billing audit rows %q, want %q", rows, want)
 				}
+				shot("ui-audit.png")
 			})
 
 			t.Run("actions", func(t *testing.T) {
