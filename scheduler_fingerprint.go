@@ -3,6 +3,7 @@ package dstsafe
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -78,18 +79,49 @@ func sameSchedule(a, b string) bool {
 	return strings.Join(fa, ";") == strings.Join(fb, ";")
 }
 
+// ParseFingerprint parses a schedule fingerprint (Record.Schedule,
+// JobInfo.Schedule) back into the *Cron it names, in the zone it names
+// (loaded by name from the host's tz database, which may be newer than the
+// zone data the fingerprint records), with its fold and gap policies, period
+// key and seconds field: the schedule whose expected periods a reader of
+// the ledger (`dstsafe ui`, an audit) can compute without the spec being
+// retyped. It returns an error wrapping ErrInvalidArgument for a hashed
+// fingerprint (one too long to keep as text), another version, or text that
+// does not parse; a plain Schedule's claims carry none.
+func ParseFingerprint(fp string) (*Cron, error) {
+	c := cronOfFingerprint(fp, nil)
+	if c == nil {
+		return nil, fmt.Errorf("%w: schedule fingerprint %q does not parse back into a cron schedule", ErrInvalidArgument, fp)
+	}
+	return c, nil
+}
+
 // specOfFingerprint parses fp back into the schedule it names, with cur's
 // function and options (the job as it is now runs the old schedule's
 // missed periods). It returns nil when fp cannot be parsed back. The zone
 // is cur's own location when the names agree, else loaded by name.
 func specOfFingerprint(fp string, cur *jobSpec) *jobSpec {
+	var loc *time.Location
+	if c, ok := cur.sched.(*Cron); ok {
+		loc = c.loc
+	}
+	c := cronOfFingerprint(fp, loc)
+	if c == nil {
+		return nil
+	}
+	return &jobSpec{sched: c, occ: c, cron: c, fn: cur.fn, cfg: cur.cfg}
+}
+
+// cronOfFingerprint parses fp back into its *Cron, nil when it cannot. The
+// zone is have when its name is the fingerprint's, else loaded by name.
+func cronOfFingerprint(fp string, have *time.Location) *Cron {
 	f, ok := fingerprintFields(fp)
 	if !ok {
 		return nil
 	}
 	var loc *time.Location
-	if c, ok := cur.sched.(*Cron); ok && c.loc.String() == f[1] {
-		loc = c.loc
+	if have != nil && have.String() == f[1] {
+		loc = have
 	} else if f[1] == "UTC" {
 		loc = time.UTC
 	} else {
@@ -125,5 +157,5 @@ func specOfFingerprint(fp string, cur *jobSpec) *jobSpec {
 	if err != nil {
 		return nil
 	}
-	return &jobSpec{sched: c, occ: c, cron: c, fn: cur.fn, cfg: cur.cfg}
+	return c
 }

@@ -10,6 +10,7 @@
 //	dstsafe ledger list|show|retry|skip|pause|resume JOB [PERIOD] (--sqlite PATH | --postgres DSN | --redis ADDR | --ledger URL)
 //	dstsafe ledger jobs | audit --job JOB --schedule SPEC --from D --to D (--sqlite PATH | ...)
 //	dstsafe exec --ledger URL --job NAME --schedule SPEC [flags] -- COMMAND [ARG...]
+//	dstsafe ui --ledger URL [--listen 127.0.0.1:8080] [--allow-actions] [--token TOKEN]
 //
 // Every command takes --json for machine-readable output and --zoneinfo DIR
 // to read zones from DIR instead of the system's tz database (the ZONEINFO
@@ -72,7 +73,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{nextCmd, explainCmd, transitionsCmd, resolveCmd, checkCmd, tzdiffCmd, ledgerCmd, execCmd}
+	commands = []*command{nextCmd, explainCmd, transitionsCmd, resolveCmd, checkCmd, tzdiffCmd, ledgerCmd, execCmd, uiCmd}
 }
 
 // commandNames lists the commands for an error message: "next, explain, ...".
