@@ -97,7 +97,9 @@ func runLocalDate(pass *analysis.Pass) (any, error) {
 			}
 			switch {
 			case t.isLocalTimeDate(call):
-				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: localDateMsg})
+				if msg, ok := t.timeDateMessage(call); ok {
+					r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: msg})
+				}
 			case t.isDayTruncate(call):
 				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: truncateDayMsg})
 			case t.isDayAdd(call):
@@ -846,11 +848,20 @@ func (t *tracker) hasDayTTL(es []ast.Expr) bool {
 				found = d == 24*time.Hour
 				return false
 			}
-			// ttl := 24 * time.Hour, assigned once.
-			if id, ok := x.(*ast.Ident); ok {
-				if v, ok := t.pass.TypesInfo.Uses[id].(*types.Var); ok && isLocal(v) && isDuration(v.Type()) && len(t.assigns[v]) == 1 {
-					if d, ok := constDuration(t.pass, t.assigns[v][0]); ok {
-						found = d == 24*time.Hour
+			// ttl := 24 * time.Hour, assigned once; a configuration field
+			// or package variable set to a day wherever it is set
+			// (Config{DedupTTL: 24 * time.Hour}).
+			switch x.(type) {
+			case *ast.Ident, *ast.SelectorExpr:
+				if v, ok := t.objectOf(x).(*types.Var); ok && isDuration(v.Type()) && len(t.assigns[v]) > 0 && (isLocal(v) && len(t.assigns[v]) == 1 || !isLocal(v)) {
+					all := true
+					for _, r := range t.assigns[v] {
+						d, ok := constDuration(t.pass, r)
+						all = all && ok && d == 24*time.Hour
+					}
+					if all {
+						found = true
+						return false
 					}
 				}
 			}
@@ -872,6 +883,10 @@ func (t *tracker) holdsLocalDate(e ast.Expr, conv map[*types.Func]int, depth int
 		return false
 	}
 	found := false
+	// A key built from calendar fields (local.Year(), local.YearDay();
+	// y, m, d joined by hand) is a date key unless it also holds the
+	// time of day (an hourly bucket).
+	day, hour := false, false
 	ast.Inspect(e, func(n ast.Node) bool {
 		if found {
 			return false
@@ -882,6 +897,13 @@ func (t *tracker) holdsLocalDate(e ast.Expr, conv map[*types.Func]int, depth int
 				found = true
 				return false
 			}
+			switch t.localCalendarField(x) {
+			case "day":
+				day = true
+			case "hour":
+				hour = true
+			}
+
 		case *ast.Ident:
 			v, ok := t.pass.TypesInfo.ObjectOf(x).(*types.Var)
 			if !ok || !isLocal(v) {
@@ -900,7 +922,28 @@ func (t *tracker) holdsLocalDate(e ast.Expr, conv map[*types.Func]int, depth int
 		}
 		return !found
 	})
-	return found
+	return found || day && !hour
+}
+
+// localCalendarField says whether call reads a calendar field of the
+// current time in a named zone: "day" for Day() and YearDay() (what makes
+// a key a date), "hour" for Hour(), Minute() and Second() (what makes it a
+// bucket within a day), "" otherwise.
+func (t *tracker) localCalendarField(call *ast.CallExpr) string {
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || len(call.Args) != 0 || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+		return ""
+	}
+	if info := t.nowOf(sel.X); info.zone != zoneNamed || info.stored {
+		return ""
+	}
+	switch sel.Sel.Name {
+	case "Day", "YearDay":
+		return "day"
+	case "Hour", "Minute", "Second":
+		return "hour"
+	}
+	return ""
 }
 
 // isLocalDateOfNow reports a call that computes a date of the current time

@@ -48,7 +48,7 @@ func runWallClock(pass *analysis.Pass) (any, error) {
 	reported := map[ast.Stmt]bool{}
 	for _, f := range fs {
 		ast.Inspect(f, func(n ast.Node) bool {
-			if e, ok := n.(ast.Expr); ok && w.isMatch(e, compHour) {
+			if e, ok := n.(ast.Expr); ok && (w.isMatch(e, compHour) || isCall(e) && t.isWallMatchCall(e.(*ast.CallExpr))) {
 				s := t.enclosingStmt(n)
 				if s == nil || !reported[s] {
 					reported[s] = true
@@ -396,3 +396,5 @@ func (w *wallMatcher) tupleOfTime(obj types.Object) bool {
 	}
 	return false
 }
+
+func isCall(e ast.Expr) bool { _, ok := e.(*ast.CallExpr); return ok }
