@@ -236,7 +236,7 @@ func reportWindow(r *reporter, arg ast.Node, what string, c *dstsafe.Cron, gapHa
 		return
 	}
 	r.report(analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec",
-		Message: fmt.Sprintf(windowMsg, what, c.Location(), strings.Join(facts, " and "), strings.Join(effects, " and "))})
+		Message: fmt.Sprintf(windowMsg, what, c.Location(), strings.Join(facts, " and "), strings.Join(effects, ", and "))})
 }
 
 // riskyFrom and riskyTo bound the local hours in which zones with DST
