@@ -28,11 +28,14 @@ import (
 //   - with a zone, from the prefix or from the scheduler
 //     (cron.New(cron.WithLocation(loc)), gocron.NewScheduler(
 //     gocron.WithLocation(loc)), gocron v1 NewScheduler(loc)), and a fixed
-//     time that one of the zone's transitions in the current year and the
-//     two after it skips or repeats (01:30 in America/Chicago), named with
-//     the window and the real size of the shift (30 minutes in
-//     Australia/Lord_Howe). UTC, fixed zones and zones without DST are
-//     quiet. A location this check cannot name (time.Local, one loaded from
+//     time that one of the zone's transitions skips or repeats on a day
+//     the job runs (its day-of-month and day-of-week fields; gocron's
+//     weekdays and month days), from the day of the run for three years
+//     (01:30 in America/Chicago), named with the date, the window, what
+//     happens (a skipped time runs late or not at all; a repeated one runs
+//     twice) and the real size of the shift (30 minutes in
+//     Australia/Lord_Howe). UTC by any name, fixed zones and zones without
+//     DST are quiet. A location this check cannot name (time.Local, one loaded from
 //     configuration) reports a fixed time at 00:00-03:59, the hours in
 //     which zones with DST change their clocks;
 //   - with a zone the tz database does not know.
@@ -43,7 +46,8 @@ import (
 //
 // The spec may be a constant, or a value that only constants flow into:
 // a package variable, a field of a configuration struct set in a
-// composite literal, a map or slice element, a range variable over them,
+// composite literal, a map or slice element, a range variable over them
+// (the key of a map[string]func() table included),
 // the result of a function of the package. The diagnostic is reported
 // where the constant is written.
 var CronSpec = newAnalyzer(&analysis.Analyzer{

@@ -24,6 +24,14 @@ import (
 //     midnight := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
 //     timer := time.NewTimer(time.Until(midnight))
 //
+//     When the zone is known the check follows its real rules: the time
+//     is reported only if a transition skips or repeats it (on the
+//     constant date, or on any day for a computed one), with the date and
+//     what time.Date gives; midnight in Europe/Berlin and 09:00 in
+//     America/Chicago are quiet, midnight in America/Santiago is not. When
+//     it is not (time.Local, configuration), an hour at 00:00-03:59 or set
+//     at run time is reported;
+//
 //   - a business date taken from the current time in a named zone:
 //     now.In(loc).Date(), now.In(loc).Format("2006-01-02") (any layout with
 //     a date and no time of day), dstsafe.DateOf(now, loc), used as a key,
@@ -50,11 +58,15 @@ import (
 //
 //   - a dedup key holding the local date of the current time stored with a
 //     time to live of exactly 24 hours (SetNX(ctx, key, v, 24*time.Hour),
-//     SetArgs{TTL: 24*time.Hour}, "EX", 86400, m[key] = now.Add(24*time.Hour)):
-//     on a 25-hour day the key expires before its date ends.
+//     SetArgs{TTL: 24*time.Hour}, "EX", 86400, m[key] = now.Add(24*time.Hour),
+//     Expire(ctx, key, 24*time.Hour), a constant, a field or package
+//     variable set only to a day): on a 25-hour day the key expires before
+//     its date ends. The key holds a date layout, Date(), or calendar
+//     fields with the day (Year() and YearDay(), Year/Month/Day) and no
+//     time of day.
 //
-// Fixed zones (time.FixedZone) and time.UTC have no transitions and are not
-// reported; neither is the machine's zone (bare time.Now()), which
+// Fixed zones (time.FixedZone) and UTC by any name have no transitions and
+// are not reported; neither is the machine's zone (bare time.Now()), which
 // dstsafe check keeps at UTC.
 var LocalDate = newAnalyzer(&analysis.Analyzer{
 	Name: "localdate",
@@ -64,8 +76,6 @@ var LocalDate = newAnalyzer(&analysis.Analyzer{
 })
 
 const (
-	localDateMsg = "localdate: time.Date picks an unspecified offset when this wall time is skipped or repeated in the zone, so the job fires an hour off, twice or not at all; " +
-		"resolve it with dstsafe.Resolve(dstsafe.Wall{...}, loc, dstsafe.Compatible) and handle the error"
 	businessDateMsg = "localdate: a business date taken from the current local time is the day the code happens to run, not the period it is for (a retry after midnight, a catch-up or a delayed run takes the next day); " +
 		"derive it from the scheduled instant: run.RunDate, or dstsafe.DateOf(run.Due, loc)"
 	truncateDayMsg = "localdate: Truncate and Round work on absolute time, so a whole-day step lands on midnight UTC, not local midnight (18:00 or 19:00 the day before in Chicago); " +
