@@ -913,6 +913,15 @@ func (t *tracker) holdsLocalDate(e ast.Expr, conv map[*types.Func]int, depth int
 			case "hour":
 				hour = true
 			}
+			// dayKey(job, time.Now(), loc): a function of this package
+			// that builds a date key from calendar fields of its time
+			// parameter read in a zone.
+			if i, ok := t.calendarKeyFunc(x); ok && i < len(x.Args) {
+				if info := t.nowOf(x.Args[i]); info.now() && !info.stored {
+					found = true
+					return false
+				}
+			}
 
 		case *ast.Ident:
 			v, ok := t.pass.TypesInfo.ObjectOf(x).(*types.Var)
@@ -988,6 +997,81 @@ func (t *tracker) isLocalDateOfNow(call *ast.CallExpr, conv map[*types.Func]int)
 		}
 		layout, ok := constString(t.pass, call.Args[0])
 		return ok && layoutHasDate(layout) && !layoutHasHour(layout) && !strings.Contains(layout, "04")
+	}
+	return false
+}
+
+// calendarKeyFunc reports whether call invokes a function of this package
+// whose results hold the day (Day(), YearDay()) and no time of day of a
+// time parameter read in a zone other than UTC (l := t.In(loc); return
+// fmt.Sprintf("%d:%03d", l.Year(), l.YearDay())), and that parameter's
+// index.
+func (t *tracker) calendarKeyFunc(call *ast.CallExpr) (int, bool) {
+	for _, n := range t.targets(call.Fun) {
+		fd, ok := n.node.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		var param *types.Var
+		day, hour := false, false
+		eachReturn(fd.Body, func(r *ast.ReturnStmt) {
+			for _, res := range r.Results {
+				ast.Inspect(res, func(n ast.Node) bool {
+					c, ok := n.(*ast.CallExpr)
+					if !ok || len(c.Args) != 0 {
+						return true
+					}
+					sel, ok := unparen(c.Fun).(*ast.SelectorExpr)
+					if !ok || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) || !t.zonedReading(sel.X, 0) {
+						return true
+					}
+					p := t.paramBase(sel.X, 0)
+					if p == nil {
+						return true
+					}
+					switch sel.Sel.Name {
+					case "Day", "YearDay":
+						day, param = true, p
+					case "Hour", "Minute", "Second":
+						hour = true
+					}
+					return true
+				})
+			}
+		})
+		if !day || hour || param == nil {
+			continue
+		}
+		fn, _ := t.pass.TypesInfo.Defs[fd.Name].(*types.Func)
+		if fn == nil {
+			continue
+		}
+		sig := fn.Type().(*types.Signature)
+		for i := 0; i < sig.Params().Len(); i++ {
+			if sig.Params().At(i) == param {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// zonedReading reports a time read in a zone other than UTC: x.In(loc),
+// through local variables assigned one.
+func (t *tracker) zonedReading(e ast.Expr, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	switch x := unparen(e).(type) {
+	case *ast.CallExpr:
+		sel, ok := unparen(x.Fun).(*ast.SelectorExpr)
+		return ok && sel.Sel.Name == "In" && len(x.Args) == 1 && isTime(t.pass.TypesInfo.TypeOf(sel.X)) && !t.isUTCLoc(x.Args[0])
+	case *ast.Ident:
+		v, ok := t.pass.TypesInfo.ObjectOf(x).(*types.Var)
+		if !ok || !isLocal(v) || len(t.assigns[v]) != 1 {
+			return false
+		}
+		return t.zonedReading(t.assigns[v][0], depth+1)
 	}
 	return false
 }

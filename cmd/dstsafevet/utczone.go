@@ -26,7 +26,15 @@ func (t *tracker) utcLoc(e ast.Expr, depth int) bool {
 	switch x := unparen(e).(type) {
 	case *ast.CallExpr:
 		fn := calleeFunc(t.pass, x)
-		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "time" {
+		if fn == nil || fn.Pkg() == nil {
+			return false
+		}
+		if fn.Pkg().Path() != "time" {
+			// mustLocation("UTC"): a helper given a zone name.
+			if len(x.Args) == 1 && isLocationPtr(t.pass.TypesInfo.TypeOf(x)) {
+				name, ok := constString(t.pass, x.Args[0])
+				return ok && isUTCName(name)
+			}
 			return false
 		}
 		switch {
@@ -82,4 +90,18 @@ func isUTCName(name string) bool {
 		return false
 	}
 	return len(dstsafe.Transitions(loc, from, to)) == 0
+}
+
+// isLocationPtr reports *time.Location, or a tuple whose first element is
+// one.
+func isLocationPtr(ty types.Type) bool {
+	if tu, ok := ty.(*types.Tuple); ok && tu.Len() > 0 {
+		ty = tu.At(0).Type()
+	}
+	p, ok := ty.(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := p.Elem().(*types.Named)
+	return ok && n.Obj().Name() == "Location" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time"
 }

@@ -68,8 +68,15 @@ func (t *tracker) timeDateMessage(call *ast.CallExpr) (string, bool) {
 	} else {
 		// A transition's readings lie on the day it starts or the next
 		// (Santiago repeats 23:00-24:00 of a Saturday).
+		// A constant month or day (time.Date(y, m, 1, ...), the first of
+		// the month) narrows the days to those it can name.
 		for _, tr := range trs {
-			days = append(days, tr.Start, tr.End)
+			for _, day := range []dstsafe.Wall{tr.Start, tr.End} {
+				if okMo && time.Month(mo) != day.Month || okD && d != day.Day {
+					continue
+				}
+				days = append(days, day)
+			}
 		}
 	}
 	for _, day := range days {
