@@ -88,7 +88,7 @@
 //
 // # Measured
 //
-// testdata/src/corpus holds 113 positive and 110 negative hand-written cases
+// testdata/src/corpus holds 116 positive and 112 negative hand-written cases
 // in the shapes of real code (methods, closures, goroutine loops,
 // configuration structs, the first postmortem's scheduler and its
 // variants, the second one's "midnight tonight" and its dedup key,

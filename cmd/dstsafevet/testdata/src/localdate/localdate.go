@@ -77,6 +77,12 @@ func berlinFold(now time.Time) time.Duration {
 	return time.Until(time.Date(2026, 10, 25, 2, 30, 0, 0, berlinLoc)) // want `02:30 occurs twice on 2026-10-25 \(02:00-03:00 repeated\), and time.Date returns one of the two \(here the second, 02:30 CET\)`
 }
 
+// Month-end close on the first at 01:30: 2026-11-01 is a first.
+func monthClose(now time.Time) time.Duration {
+	l := now.In(chicago)
+	return time.Until(time.Date(l.Year(), l.Month()+1, 1, 1, 30, 0, 0, chicago)) // want `01:30 occurs twice on 2026-11-01`
+}
+
 func machineZone(hour int) time.Duration {
 	now := time.Now()
 	return time.Until(time.Date(now.Year(), now.Month(), now.Day()+1, hour, 0, 0, 0, time.Local)) // want `^localdate: time.Date picks an unspecified offset when the wall time is skipped or repeated, and this time.Date in a zone this check cannot name \(time.Local or a location from configuration\) takes its hour at run time`
@@ -92,7 +98,9 @@ func plainTimes(now time.Time) time.Duration {
 	b := time.Until(time.Date(y, m, d+1, 9, 0, 0, 0, chicago))
 	c := time.Until(time.Date(2026, 3, 9, 2, 30, 0, 0, chicago))
 	e := time.Until(time.Date(y, m, d, 12, 0, 0, 0, time.Local))
-	return a + b + c + e
+	// The 15th is never a transition day in Chicago.
+	f := time.Until(time.Date(y, m+1, 15, 1, 30, 0, 0, chicago))
+	return a + b + c + e + f
 }
 
 // UTC by other names.
