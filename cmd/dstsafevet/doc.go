@@ -6,7 +6,8 @@
 //     now.Minute() == 30, nowLocal.Hour() == hm[0], now.Format("15:04") ==
 //     cfg.At, jobs[now.Format("15:04")], slices.Contains(hours, now.Hour())).
 //     The reading repeats when the clocks go back and never happens when
-//     they go forward.
+//     they go forward. A constant hour read in a known zone is reported
+//     only if the zone's transitions touch it, and the message names them.
 //   - [ElapsedGuard] ("elapsedguard"): suppressing a rerun of a job that is
 //     due by the wall clock or calendar with an elapsed-time guard
 //     (time.Since(lastRun) < 10*time.Minute, now.Sub(lastStart[job]) < d,
