@@ -14,7 +14,8 @@
 //	dstsafe-vet -cronspec -fix ./...
 //
 // Test files are skipped unless -NAME.tests is set (go vet passes the
-// flag through: go vet -vettool=... -wallclock.tests ./...). A line is
+// flag through: go vet -vettool=... -wallclock.tests ./...), and generated
+// files ("// Code generated ... DO NOT EDIT.") unless -NAME.generated is. A line is
 // silenced with a "//dstsafevet:ignore reason" comment on it or above it.
 // The exit status is 0 when clean, 1 (standalone: 3) on findings.
 //

@@ -29,6 +29,7 @@ var corpusPackages = []string{
 	"corpus/crosspkg/clockutil", "corpus/crosspkg/use", "corpus/jobs",
 	"corpus/zoned", "corpus/tomorrow", "corpus/windows", "corpus/helpers/billclock", "corpus/helpers/loop",
 	"corpus/parsed", "corpus/dedup", "corpus/variants",
+	"corpus/round3/timeutil", "corpus/round3",
 }
 
 // TestCorpus runs every analyzer over the corpus and prints, per analyzer,
@@ -168,7 +169,7 @@ func pct(n, d int) float64 {
 
 // categoryOf returns the analyzer a message comes from: its prefix.
 func categoryOf(msg string) string {
-	c, _, _ := strings.Cut(msg, ":")
+	c, _, _ := strings.Cut(strings.TrimPrefix(msg, "^"), ":")
 	return c
 }
 

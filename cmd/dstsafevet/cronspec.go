@@ -28,11 +28,14 @@ import (
 //   - with a zone, from the prefix or from the scheduler
 //     (cron.New(cron.WithLocation(loc)), gocron.NewScheduler(
 //     gocron.WithLocation(loc)), gocron v1 NewScheduler(loc)), and a fixed
-//     time that one of the zone's transitions in the current year and the
-//     two after it skips or repeats (01:30 in America/Chicago), named with
-//     the window and the real size of the shift (30 minutes in
-//     Australia/Lord_Howe). UTC, fixed zones and zones without DST are
-//     quiet. A location this check cannot name (time.Local, one loaded from
+//     time that one of the zone's transitions skips or repeats on a day
+//     the job runs (its day-of-month and day-of-week fields; gocron's
+//     weekdays and month days), from the day of the run for three years
+//     (01:30 in America/Chicago), named with the date, the window, what
+//     happens (a skipped time runs late or not at all; a repeated one runs
+//     twice) and the real size of the shift (30 minutes in
+//     Australia/Lord_Howe). UTC by any name, fixed zones and zones without
+//     DST are quiet. A location this check cannot name (time.Local, one loaded from
 //     configuration) reports a fixed time at 00:00-03:59, the hours in
 //     which zones with DST change their clocks;
 //   - with a zone the tz database does not know.
@@ -43,7 +46,8 @@ import (
 //
 // The spec may be a constant, or a value that only constants flow into:
 // a package variable, a field of a configuration struct set in a
-// composite literal, a map or slice element, a range variable over them,
+// composite literal, a map or slice element, a range variable over them
+// (the key of a map[string]func() table included),
 // the result of a function of the package. The diagnostic is reported
 // where the constant is written.
 var CronSpec = newAnalyzer(&analysis.Analyzer{
@@ -56,7 +60,7 @@ var CronSpec = newAnalyzer(&analysis.Analyzer{
 const (
 	noZoneMsg = "cronspec: without a zone prefix the spec's zone depends on the library (dstsafe: UTC; robfig/cron and gocron: the machine's local zone); " +
 		"prefix it with CRON_TZ=UTC, or CRON_TZ=Zone for a job that must follow local time"
-	windowMsg = "cronspec: %s in %s is a fixed time inside a transition window (%s: %s), so the job runs twice, %s off or not at all depending on the library; " +
+	windowMsg = "cronspec: %s in %s: %s, so %s; " +
 		"move it outside the window, schedule it in UTC, or run it with dstsafe.ParseCron and the dstsafe Scheduler, which claims each period in a dstsafe.Ledger"
 	unknownZoneMsg = "cronspec: %s runs at %s in a zone this check cannot name (time.Local or a location from configuration); zones with DST change their clocks between 00:00 and 04:00, so a fixed time then runs twice or not at all on transition days; " +
 		"name the zone (UTC, or one whose transitions miss the time), or run it with dstsafe.ParseCron and the dstsafe Scheduler"
@@ -208,25 +212,35 @@ func checkSpec(r *reporter, arg ast.Expr, spec string, sz specZone) {
 }
 
 // reportWindow reports a fixed-time schedule one of whose times a
-// transition of its zone skips or repeats, in the current year and the
-// two after it.
+// transition of its zone skips or repeats, on a day it runs, from the
+// reference instant for three years: the first skipped and the first
+// repeated firing, each with its date, and what each does.
 func reportWindow(r *reporter, arg ast.Node, what string, c *dstsafe.Cron, gapHandled bool) {
-	from := time.Date(now().UTC().Year(), time.January, 1, 0, 0, 0, 0, time.UTC)
+	from := now().UTC().Truncate(24 * time.Hour)
 	risks := WindowRisks(c, from, from.AddDate(3, 0, 0))
-	if gapHandled {
-		var folds []Risk
-		for _, rk := range risks {
-			if rk.Occurrence.Kind == dstsafe.Fold {
-				folds = append(folds, rk)
-			}
+	var gap, fold *Risk
+	for i, rk := range risks {
+		switch {
+		case rk.Occurrence.Kind == dstsafe.Gap && gap == nil && !gapHandled:
+			gap = &risks[i]
+		case rk.Occurrence.Kind == dstsafe.Fold && fold == nil:
+			fold = &risks[i]
 		}
-		risks = folds
 	}
-	if len(risks) == 0 {
+	var facts, effects []string
+	if gap != nil {
+		facts = append(facts, fmt.Sprintf("%s (%s)", gap, gap.Window()))
+		effects = append(effects, fmt.Sprintf("the skipped time runs %s late or not at all, depending on the library", gap.Shift()))
+	}
+	if fold != nil {
+		facts = append(facts, fmt.Sprintf("%s (%s)", fold, fold.Window()))
+		effects = append(effects, fmt.Sprintf("the repeated time runs twice, %s apart (robfig/cron and gocron match both readings)", fold.Shift()))
+	}
+	if len(facts) == 0 {
 		return
 	}
 	r.report(analysis.Diagnostic{Pos: arg.Pos(), End: arg.End(), Category: "cronspec",
-		Message: fmt.Sprintf(windowMsg, what, c.Location(), risks[0].Window(), risks[0], risks[0].Shift())})
+		Message: fmt.Sprintf(windowMsg, what, c.Location(), strings.Join(facts, " and "), strings.Join(effects, ", and "))})
 }
 
 // riskyFrom and riskyTo bound the local hours in which zones with DST
@@ -542,15 +556,16 @@ func (t *tracker) checkAtTimes(r *reporter, fn *types.Func, call *ast.CallExpr) 
 	if loc := t.gocronLocation(call); loc != nil {
 		name, known = t.locZone(loc, 0)
 	}
+	dom, dow, every := t.gocronDays(call)
 	for _, hm := range hms {
-		spec := fmt.Sprintf("%d %d %d * * *", hm[2], hm[1], hm[0])
+		spec := fmt.Sprintf("%d %d %d %s * %s", hm[2], hm[1], hm[0], dom, dow)
 		what := fmt.Sprintf("%02d:%02d", hm[0], hm[1])
 		switch {
 		case known && name == "UTC":
 		case known:
 			c, err := dstsafe.ParseCron("CRON_TZ="+name+" "+spec, dstsafe.WithSeconds())
 			if err == nil {
-				reportWindow(r, call, "the daily time "+what, c, t.gocronGapPolicy(call))
+				reportWindow(r, call, "the "+every+" time "+what, c, t.gocronGapPolicy(call))
 			}
 		default:
 			if hm[0] >= riskyFrom && hm[0] <= riskyTo {
@@ -605,8 +620,12 @@ func (t *tracker) specSources(e ast.Expr, depth int) []ast.Expr {
 			out = append(out, t.specSources(r, depth+1)...)
 		}
 		for _, rg := range t.ranges {
-			if rg.value == obj {
+			switch {
+			case rg.value == obj:
 				out = append(out, t.elemSpecSources(rg.x, depth+1)...)
+			case rg.key == obj && isMap(t.pass.TypesInfo.TypeOf(rg.x)):
+				// for spec, fn := range map[string]func(){"0 2 * * *": ...}
+				out = append(out, t.keySpecSources(rg.x, depth+1)...)
 			}
 		}
 	case *ast.IndexExpr:
@@ -754,4 +773,138 @@ func fieldValue(pass *analysis.Pass, lit *ast.CompositeLit, name string) ast.Exp
 		}
 	}
 	return nil
+}
+
+// gocronDays returns the days a gocron at-time job runs on, as cron
+// fields: v2 WeeklyJob(n, NewWeekdays(time.Monday), ...) and MonthlyJob(n,
+// NewDaysOfTheMonth(1, 15), ...) around a NewAtTime call, v1
+// Every(1).Monday().At(...) and Weekday(time.Monday) in the chain of an At
+// call; "*", "*" (every day) otherwise, or when the days are not
+// constants. every names them for the message: "daily", "Monday",
+// "monthly (day 1)".
+func (t *tracker) gocronDays(call *ast.CallExpr) (dom, dow, every string) {
+	dom, dow, every = "*", "*", "daily"
+	weekdays := func(args []ast.Expr) bool {
+		var ds, names []string
+		for _, a := range args {
+			v, ok := constInt(t.pass, a)
+			if !ok || v < 0 || v > 6 {
+				return false
+			}
+			ds = append(ds, fmt.Sprint(v))
+			names = append(names, time.Weekday(v).String())
+		}
+		if len(ds) == 0 {
+			return false
+		}
+		dow, every = strings.Join(ds, ","), strings.Join(names, "/")
+		return true
+	}
+	// v2: NewAtTime inside NewAtTimes inside WeeklyJob or MonthlyJob.
+	for p := t.parent[call]; p != nil; p = t.parent[p] {
+		c, ok := p.(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		fn := calleeFunc(t.pass, c)
+		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "github.com/go-co-op/gocron/v2" || len(c.Args) != 3 {
+			continue
+		}
+		days, ok := unparen(c.Args[1]).(*ast.CallExpr)
+		if !ok {
+			return
+		}
+		switch fn.Name() {
+		case "WeeklyJob":
+			weekdays(days.Args)
+		case "MonthlyJob":
+			var ds []string
+			for _, a := range days.Args {
+				v, ok := constInt(t.pass, a)
+				if !ok || v < 1 || v > 31 {
+					return // a negative day counts from the month's end
+				}
+				ds = append(ds, fmt.Sprint(v))
+			}
+			if len(ds) > 0 {
+				dom, every = strings.Join(ds, ","), "monthly (day "+strings.Join(ds, ", ")+")"
+			}
+		}
+		return
+	}
+	// v1: s.Every(1).Monday().At("00:30"), s.Every(1).Weekday(time.Monday).At(...).
+	var days []ast.Expr
+	for e := call.Fun; ; {
+		sel, ok := unparen(e).(*ast.SelectorExpr)
+		if !ok {
+			break
+		}
+		inner, ok := unparen(sel.X).(*ast.CallExpr)
+		if !ok {
+			break
+		}
+		if isel, ok := unparen(inner.Fun).(*ast.SelectorExpr); ok {
+			name := isel.Sel.Name
+			for d := time.Sunday; d <= time.Saturday; d++ {
+				if name == d.String() {
+					days = append(days, &ast.BasicLit{Kind: token.INT, Value: fmt.Sprint(int(d))})
+				}
+			}
+			if name == "Weekday" && len(inner.Args) == 1 {
+				days = append(days, inner.Args[0])
+			}
+		}
+		e = inner.Fun
+	}
+	if len(days) > 0 {
+		var ds, names []string
+		for _, d := range days {
+			v, ok := 0, false
+			if lit, isLit := d.(*ast.BasicLit); isLit {
+				fmt.Sscan(lit.Value, &v)
+				ok = true
+			} else {
+				v, ok = constInt(t.pass, d)
+			}
+			if !ok || v < 0 || v > 6 {
+				return "*", "*", "daily"
+			}
+			ds = append(ds, fmt.Sprint(v))
+			names = append(names, time.Weekday(v).String())
+		}
+		dow, every = strings.Join(ds, ","), strings.Join(names, "/")
+	}
+	return dom, dow, every
+}
+
+// keySpecSources returns the constant strings among the keys of a map:
+// its composite literals and the keys of its element assignments.
+func (t *tracker) keySpecSources(e ast.Expr, depth int) []ast.Expr {
+	var out []ast.Expr
+	add := func(lit ast.Expr) {
+		cl, ok := unparen(lit).(*ast.CompositeLit)
+		if !ok {
+			return
+		}
+		for _, el := range cl.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				out = append(out, t.specSources(kv.Key, depth+1)...)
+			}
+		}
+	}
+	add(e)
+	if obj := t.objectOf(e); obj != nil {
+		for _, r := range t.assigns[obj] {
+			add(r)
+		}
+	}
+	return out
+}
+
+func isMap(ty types.Type) bool {
+	if ty == nil {
+		return false
+	}
+	_, ok := ty.Underlying().(*types.Map)
+	return ok
 }

@@ -1,6 +1,7 @@
 package dstsafevet
 
 import (
+	"flag"
 	"go/ast"
 	"go/token"
 	"strings"
@@ -16,12 +17,16 @@ func Analyzers() []*analysis.Analyzer {
 // ignoreDirective silences a diagnostic on its own line or the next one.
 const ignoreDirective = "//dstsafevet:ignore"
 
-// includeTests holds each analyzer's -tests flag.
-var includeTests = map[*analysis.Analyzer]*bool{}
+// flagged are the analyzers with -tests and -generated flags; NowFlow
+// reads the files any of them asks for.
+var flagged []*analysis.Analyzer
 
-// newAnalyzer adds the -tests flag and the NowFlow requirement.
+// newAnalyzer adds the -tests and -generated flags and the NowFlow
+// requirement.
 func newAnalyzer(a *analysis.Analyzer) *analysis.Analyzer {
-	includeTests[a] = a.Flags.Bool("tests", false, "also check _test.go files")
+	flagged = append(flagged, a)
+	a.Flags.Bool("tests", false, "also check _test.go files")
+	a.Flags.Bool("generated", false, "also check generated files (a \"// Code generated ... DO NOT EDIT.\" line)")
 	a.Requires = append(a.Requires, NowFlow)
 	return a
 }
@@ -31,22 +36,40 @@ func flow(pass *analysis.Pass) *tracker { return pass.ResultOf[NowFlow].(*tracke
 
 // files returns the files of the pass the analyzer should look at.
 func files(pass *analysis.Pass) []*ast.File {
-	withTests := false
-	if p := includeTests[pass.Analyzer]; p != nil {
-		withTests = *p
-	}
-	return filterFiles(pass, withTests)
+	return filterFiles(pass, boolFlag(pass.Analyzer, "tests"), boolFlag(pass.Analyzer, "generated"))
 }
 
-// filterFiles drops generated files, and test files unless withTests.
-func filterFiles(pass *analysis.Pass, withTests bool) []*ast.File {
+// boolFlag reads a flag of the analyzer running the pass. It is looked up
+// on the pass's analyzer, not on the package's variables: a driver that
+// runs a copy of an analyzer (the golangci-lint plugin wraps each one)
+// shares the flag set, since copying an Analyzer copies its FlagSet's map
+// of flags, and the copy's flags are the original's.
+func boolFlag(a *analysis.Analyzer, name string) bool {
+	if a == nil {
+		return false
+	}
+	f := a.Flags.Lookup(name)
+	if f == nil {
+		return false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	b, _ := g.Get().(bool)
+	return b
+}
+
+// filterFiles drops generated files unless withGenerated, and test files
+// unless withTests.
+func filterFiles(pass *analysis.Pass, withTests, withGenerated bool) []*ast.File {
 	var out []*ast.File
 	for _, f := range pass.Files {
 		name := pass.Fset.File(f.Pos()).Name()
 		if !withTests && strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		if ast.IsGenerated(f) {
+		if !withGenerated && ast.IsGenerated(f) {
 			continue
 		}
 		out = append(out, f)

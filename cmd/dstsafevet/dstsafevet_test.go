@@ -88,6 +88,41 @@ func TestTestsFlag(t *testing.T) {
 	dstsafevet.WallClock.Flags.Set("tests", "false")
 }
 
+// -wallclock.generated decides whether the finding in a file headed
+// "// Code generated ... DO NOT EDIT." is reported.
+func TestGeneratedFlag(t *testing.T) {
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range []string{"doc.go", "schedule_gen.go"} {
+		f, err := parser.ParseFile(fset, filepath.Join("testdata", "src", "generatedflag", name), nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	info := &types.Info{
+		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
+	}
+	pkg, err := (&types.Config{Importer: importer.Default()}).Check("generatedflag", fset, files, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dstsafevet.WallClock.Flags.Set("generated", "false") })
+	for _, tc := range []struct {
+		generated string
+		want      int
+	}{{"false", 0}, {"true", 1}} {
+		if err := dstsafevet.WallClock.Flags.Set("generated", tc.generated); err != nil {
+			t.Fatal(err)
+		}
+		got := runByHand(t, dstsafevet.WallClock, fset, files, pkg, info)
+		if len(got) != tc.want {
+			t.Errorf("-wallclock.generated=%s: %d diagnostics, want %d", tc.generated, len(got), tc.want)
+		}
+	}
+}
+
 // runByHand runs an analyzer over a type-checked package without a
 // driver: NowFlow first (no facts from dependencies), then the analyzer.
 func runByHand(t testing.TB, a *analysis.Analyzer, fset *token.FileSet, files []*ast.File, pkg *types.Package, info *types.Info) []analysis.Diagnostic {

@@ -24,6 +24,14 @@ import (
 //     midnight := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
 //     timer := time.NewTimer(time.Until(midnight))
 //
+//     When the zone is known the check follows its real rules: the time
+//     is reported only if a transition skips or repeats it (on the
+//     constant date, or on any day for a computed one), with the date and
+//     what time.Date gives; midnight in Europe/Berlin and 09:00 in
+//     America/Chicago are quiet, midnight in America/Santiago is not. When
+//     it is not (time.Local, configuration), an hour at 00:00-03:59 or set
+//     at run time is reported;
+//
 //   - a business date taken from the current time in a named zone:
 //     now.In(loc).Date(), now.In(loc).Format("2006-01-02") (any layout with
 //     a date and no time of day), dstsafe.DateOf(now, loc), used as a key,
@@ -50,11 +58,15 @@ import (
 //
 //   - a dedup key holding the local date of the current time stored with a
 //     time to live of exactly 24 hours (SetNX(ctx, key, v, 24*time.Hour),
-//     SetArgs{TTL: 24*time.Hour}, "EX", 86400, m[key] = now.Add(24*time.Hour)):
-//     on a 25-hour day the key expires before its date ends.
+//     SetArgs{TTL: 24*time.Hour}, "EX", 86400, m[key] = now.Add(24*time.Hour),
+//     Expire(ctx, key, 24*time.Hour), a constant, a field or package
+//     variable set only to a day): on a 25-hour day the key expires before
+//     its date ends. The key holds a date layout, Date(), or calendar
+//     fields with the day (Year() and YearDay(), Year/Month/Day) and no
+//     time of day.
 //
-// Fixed zones (time.FixedZone) and time.UTC have no transitions and are not
-// reported; neither is the machine's zone (bare time.Now()), which
+// Fixed zones (time.FixedZone) and UTC by any name have no transitions and
+// are not reported; neither is the machine's zone (bare time.Now()), which
 // dstsafe check keeps at UTC.
 var LocalDate = newAnalyzer(&analysis.Analyzer{
 	Name: "localdate",
@@ -64,8 +76,6 @@ var LocalDate = newAnalyzer(&analysis.Analyzer{
 })
 
 const (
-	localDateMsg = "localdate: time.Date picks an unspecified offset when this wall time is skipped or repeated in the zone, so the job fires an hour off, twice or not at all; " +
-		"resolve it with dstsafe.Resolve(dstsafe.Wall{...}, loc, dstsafe.Compatible) and handle the error"
 	businessDateMsg = "localdate: a business date taken from the current local time is the day the code happens to run, not the period it is for (a retry after midnight, a catch-up or a delayed run takes the next day); " +
 		"derive it from the scheduled instant: run.RunDate, or dstsafe.DateOf(run.Due, loc)"
 	truncateDayMsg = "localdate: Truncate and Round work on absolute time, so a whole-day step lands on midnight UTC, not local midnight (18:00 or 19:00 the day before in Chicago); " +
@@ -97,7 +107,9 @@ func runLocalDate(pass *analysis.Pass) (any, error) {
 			}
 			switch {
 			case t.isLocalTimeDate(call):
-				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: localDateMsg})
+				if msg, ok := t.timeDateMessage(call); ok {
+					r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: msg})
+				}
 			case t.isDayTruncate(call):
 				r.report(analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Category: "localdate", Message: truncateDayMsg})
 			case t.isDayAdd(call):
@@ -846,11 +858,20 @@ func (t *tracker) hasDayTTL(es []ast.Expr) bool {
 				found = d == 24*time.Hour
 				return false
 			}
-			// ttl := 24 * time.Hour, assigned once.
-			if id, ok := x.(*ast.Ident); ok {
-				if v, ok := t.pass.TypesInfo.Uses[id].(*types.Var); ok && isLocal(v) && isDuration(v.Type()) && len(t.assigns[v]) == 1 {
-					if d, ok := constDuration(t.pass, t.assigns[v][0]); ok {
-						found = d == 24*time.Hour
+			// ttl := 24 * time.Hour, assigned once; a configuration field
+			// or package variable set to a day wherever it is set
+			// (Config{DedupTTL: 24 * time.Hour}).
+			switch x.(type) {
+			case *ast.Ident, *ast.SelectorExpr:
+				if v, ok := t.objectOf(x).(*types.Var); ok && isDuration(v.Type()) && len(t.assigns[v]) > 0 && (isLocal(v) && len(t.assigns[v]) == 1 || !isLocal(v)) {
+					all := true
+					for _, r := range t.assigns[v] {
+						d, ok := constDuration(t.pass, r)
+						all = all && ok && d == 24*time.Hour
+					}
+					if all {
+						found = true
+						return false
 					}
 				}
 			}
@@ -872,6 +893,10 @@ func (t *tracker) holdsLocalDate(e ast.Expr, conv map[*types.Func]int, depth int
 		return false
 	}
 	found := false
+	// A key built from calendar fields (local.Year(), local.YearDay();
+	// y, m, d joined by hand) is a date key unless it also holds the
+	// time of day (an hourly bucket).
+	day, hour := false, false
 	ast.Inspect(e, func(n ast.Node) bool {
 		if found {
 			return false
@@ -882,6 +907,22 @@ func (t *tracker) holdsLocalDate(e ast.Expr, conv map[*types.Func]int, depth int
 				found = true
 				return false
 			}
+			switch t.localCalendarField(x) {
+			case "day":
+				day = true
+			case "hour":
+				hour = true
+			}
+			// dayKey(job, time.Now(), loc): a function of this package
+			// that builds a date key from calendar fields of its time
+			// parameter read in a zone.
+			if i, ok := t.calendarKeyFunc(x); ok && i < len(x.Args) {
+				if info := t.nowOf(x.Args[i]); info.now() && !info.stored {
+					found = true
+					return false
+				}
+			}
+
 		case *ast.Ident:
 			v, ok := t.pass.TypesInfo.ObjectOf(x).(*types.Var)
 			if !ok || !isLocal(v) {
@@ -900,7 +941,28 @@ func (t *tracker) holdsLocalDate(e ast.Expr, conv map[*types.Func]int, depth int
 		}
 		return !found
 	})
-	return found
+	return found || day && !hour
+}
+
+// localCalendarField says whether call reads a calendar field of the
+// current time in a named zone: "day" for Day() and YearDay() (what makes
+// a key a date), "hour" for Hour(), Minute() and Second() (what makes it a
+// bucket within a day), "" otherwise.
+func (t *tracker) localCalendarField(call *ast.CallExpr) string {
+	sel, ok := unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || len(call.Args) != 0 || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+		return ""
+	}
+	if info := t.nowOf(sel.X); info.zone != zoneNamed || info.stored {
+		return ""
+	}
+	switch sel.Sel.Name {
+	case "Day", "YearDay":
+		return "day"
+	case "Hour", "Minute", "Second":
+		return "hour"
+	}
+	return ""
 }
 
 // isLocalDateOfNow reports a call that computes a date of the current time
@@ -935,6 +997,81 @@ func (t *tracker) isLocalDateOfNow(call *ast.CallExpr, conv map[*types.Func]int)
 		}
 		layout, ok := constString(t.pass, call.Args[0])
 		return ok && layoutHasDate(layout) && !layoutHasHour(layout) && !strings.Contains(layout, "04")
+	}
+	return false
+}
+
+// calendarKeyFunc reports whether call invokes a function of this package
+// whose results hold the day (Day(), YearDay()) and no time of day of a
+// time parameter read in a zone other than UTC (l := t.In(loc); return
+// fmt.Sprintf("%d:%03d", l.Year(), l.YearDay())), and that parameter's
+// index.
+func (t *tracker) calendarKeyFunc(call *ast.CallExpr) (int, bool) {
+	for _, n := range t.targets(call.Fun) {
+		fd, ok := n.node.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		var param *types.Var
+		day, hour := false, false
+		eachReturn(fd.Body, func(r *ast.ReturnStmt) {
+			for _, res := range r.Results {
+				ast.Inspect(res, func(n ast.Node) bool {
+					c, ok := n.(*ast.CallExpr)
+					if !ok || len(c.Args) != 0 {
+						return true
+					}
+					sel, ok := unparen(c.Fun).(*ast.SelectorExpr)
+					if !ok || !isTime(t.pass.TypesInfo.TypeOf(sel.X)) || !t.zonedReading(sel.X, 0) {
+						return true
+					}
+					p := t.paramBase(sel.X, 0)
+					if p == nil {
+						return true
+					}
+					switch sel.Sel.Name {
+					case "Day", "YearDay":
+						day, param = true, p
+					case "Hour", "Minute", "Second":
+						hour = true
+					}
+					return true
+				})
+			}
+		})
+		if !day || hour || param == nil {
+			continue
+		}
+		fn, _ := t.pass.TypesInfo.Defs[fd.Name].(*types.Func)
+		if fn == nil {
+			continue
+		}
+		sig := fn.Type().(*types.Signature)
+		for i := 0; i < sig.Params().Len(); i++ {
+			if sig.Params().At(i) == param {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// zonedReading reports a time read in a zone other than UTC: x.In(loc),
+// through local variables assigned one.
+func (t *tracker) zonedReading(e ast.Expr, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	switch x := unparen(e).(type) {
+	case *ast.CallExpr:
+		sel, ok := unparen(x.Fun).(*ast.SelectorExpr)
+		return ok && sel.Sel.Name == "In" && len(x.Args) == 1 && isTime(t.pass.TypesInfo.TypeOf(sel.X)) && !t.isUTCLoc(x.Args[0])
+	case *ast.Ident:
+		v, ok := t.pass.TypesInfo.ObjectOf(x).(*types.Var)
+		if !ok || !isLocal(v) || len(t.assigns[v]) != 1 {
+			return false
+		}
+		return t.zonedReading(t.assigns[v][0], depth+1)
 	}
 	return false
 }

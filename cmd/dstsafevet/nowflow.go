@@ -186,11 +186,12 @@ func runNowFlow(pass *analysis.Pass) (any, error) {
 // analyzer was asked to check them, so that a test calling a function with
 // time.Now() does not make its parameter the current instant otherwise.
 func flowFiles(pass *analysis.Pass) []*ast.File {
-	withTests := false
-	for _, p := range includeTests {
-		withTests = withTests || *p
+	withTests, withGenerated := false, false
+	for _, a := range flagged {
+		withTests = withTests || boolFlag(a, "tests")
+		withGenerated = withGenerated || boolFlag(a, "generated")
 	}
-	return filterFiles(pass, withTests)
+	return filterFiles(pass, withTests, withGenerated)
 }
 
 func newTracker(pass *analysis.Pass, fs []*ast.File, paramsAreNow bool) *tracker {
@@ -804,24 +805,6 @@ func (t *tracker) objectOf(e ast.Expr) types.Object {
 		}
 	}
 	return nil
-}
-
-// isUTCLoc reports whether e is time.UTC, or a variable only ever assigned
-// it.
-func (t *tracker) isUTCLoc(e ast.Expr) bool {
-	if isUTCLoc(t.pass, e) {
-		return true
-	}
-	obj := t.objectOf(e)
-	if obj == nil || len(t.assigns[obj]) == 0 {
-		return false
-	}
-	for _, r := range t.assigns[obj] {
-		if !isUTCLoc(t.pass, r) {
-			return false
-		}
-	}
-	return true
 }
 
 func isFuncType(ty types.Type) bool {

@@ -1,13 +1,17 @@
 package dstsafevet
 
 import (
+	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/dstsafe/dstsafe"
 )
 
 // WallClock reports code that decides a job is due by matching the local
@@ -37,7 +41,7 @@ var WallClock = newAnalyzer(&analysis.Analyzer{
 	Run:  runWallClock,
 })
 
-const wallClockMsg = "wallclock: matching the local hour/minute of the current time fires twice when the clocks go back and never when they skip that reading; " +
+const wallClockMsg = "wallclock: matching the local hour/minute of the current time fires twice when the clocks go back and never when they skip that reading%s; " +
 	"schedule the job with dstsafe.ParseCron(\"CRON_TZ=Zone M H * * *\") and claim each period in a dstsafe.Ledger"
 
 func runWallClock(pass *analysis.Pass) (any, error) {
@@ -48,16 +52,17 @@ func runWallClock(pass *analysis.Pass) (any, error) {
 	reported := map[ast.Stmt]bool{}
 	for _, f := range fs {
 		ast.Inspect(f, func(n ast.Node) bool {
-			if e, ok := n.(ast.Expr); ok && w.isMatch(e, compHour) {
+			if e, ok := n.(ast.Expr); ok && (w.isMatch(e, compHour) || isCall(e) && t.isWallMatchCall(e.(*ast.CallExpr))) {
+				note, safe := w.zoneNote(e)
 				s := t.enclosingStmt(n)
-				if s == nil || !reported[s] {
+				if !safe && (s == nil || !reported[s]) {
 					reported[s] = true
-					r.report(analysis.Diagnostic{Pos: n.Pos(), End: n.End(), Category: "wallclock", Message: wallClockMsg})
+					r.report(analysis.Diagnostic{Pos: n.Pos(), End: n.End(), Category: "wallclock", Message: fmt.Sprintf(wallClockMsg, note)})
 				}
 			}
 			if sw, ok := n.(*ast.SwitchStmt); ok && sw.Tag != nil && w.component(sw.Tag)&compHour != 0 {
 				reported[sw] = true
-				r.report(analysis.Diagnostic{Pos: sw.Tag.Pos(), End: sw.Tag.End(), Category: "wallclock", Message: wallClockMsg})
+				r.report(analysis.Diagnostic{Pos: sw.Tag.Pos(), End: sw.Tag.End(), Category: "wallclock", Message: fmt.Sprintf(wallClockMsg, "")})
 			}
 			return true
 		})
@@ -395,4 +400,96 @@ func (w *wallMatcher) tupleOfTime(obj types.Object) bool {
 		}
 	}
 	return false
+}
+
+func isCall(e ast.Expr) bool { _, ok := e.(*ast.CallExpr); return ok }
+
+// zoneNote reads a match of the hour of the current time against a
+// constant hour (now.Hour() == 1) where the zone of the reading is known
+// (now := time.Now().In(chicago)): the transitions of the zone that skip
+// or repeat a reading of that hour, for three years from the day of the
+// run, as a note for the message (" (America/Chicago: 01:00-02:00
+// repeated on 2026-11-01)"), or safe when none does (09:00 in Chicago).
+func (w *wallMatcher) zoneNote(e ast.Expr) (note string, safe bool) {
+	b, ok := e.(*ast.BinaryExpr)
+	if !ok {
+		return "", false
+	}
+	isHour := func(e ast.Expr) bool { c := asCall(e); return c != nil && w.isNowMethodCall(c, "Hour") }
+	reading, setting := b.X, b.Y
+	if !isHour(reading) {
+		reading, setting = b.Y, b.X
+	}
+	if !isHour(reading) {
+		return "", false
+	}
+	call := asCall(reading)
+	h, ok := constInt(w.t.pass, setting)
+	if !ok || h < 0 || h > 23 {
+		return "", false
+	}
+	loc := w.t.readingLoc(unparen(call.Fun).(*ast.SelectorExpr).X, 0)
+	if loc == nil {
+		return "", false
+	}
+	name, known := w.t.locZone(loc, 0)
+	switch {
+	case !known:
+		return "", false
+	case name == "UTC":
+		return "", true // a zone without transitions (Asia/Tokyo)
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return "", false
+	}
+	from := now().UTC().Truncate(24 * time.Hour)
+	var hits []dstsafe.Transition
+	for _, tr := range dstsafe.Transitions(l, from, from.AddDate(3, 0, 0)) {
+		if hourTouched(l, tr, h) {
+			hits = append(hits, tr)
+		}
+	}
+	if len(hits) == 0 {
+		return "", true
+	}
+	return " (" + name + ": " + transitionWords(hits) + ")", false
+}
+
+// hourTouched reports whether a transition skips or repeats a reading of
+// hour h on its days.
+func hourTouched(loc *time.Location, tr dstsafe.Transition, h int) bool {
+	for _, day := range []dstsafe.Wall{tr.Start, tr.End} {
+		for m := 0; m < 60; m++ {
+			if dstsafe.Lookup(dstsafe.Wall{Year: day.Year, Month: day.Month, Day: day.Day, Hour: h, Minute: m}, loc).Kind != dstsafe.Unique {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readingLoc returns the location a time is read in when the code shows
+// it: x.In(loc), through local variables assigned once; nil otherwise.
+func (t *tracker) readingLoc(e ast.Expr, depth int) ast.Expr {
+	if depth > 4 {
+		return nil
+	}
+	switch x := unparen(e).(type) {
+	case *ast.CallExpr:
+		if sel, ok := unparen(x.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "In" && len(x.Args) == 1 && isTime(t.pass.TypesInfo.TypeOf(sel.X)) {
+			return x.Args[0]
+		}
+	case *ast.Ident:
+		v, ok := t.pass.TypesInfo.ObjectOf(x).(*types.Var)
+		if ok && isLocal(v) && len(t.assigns[v]) == 1 {
+			return t.readingLoc(t.assigns[v][0], depth+1)
+		}
+	}
+	return nil
+}
+
+func asCall(e ast.Expr) *ast.CallExpr {
+	c, _ := unparen(e).(*ast.CallExpr)
+	return c
 }

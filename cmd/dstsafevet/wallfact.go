@@ -26,9 +26,14 @@ import (
 //   - Self: it reads the current time itself (a method Due() bool that
 //     matches b.clock.Now().In(b.loc).Hour()): no argument needs to be
 //     the current time.
+//   - Match: the predicate matches the hour with an equality (func IsAt(t
+//     time.Time, h, m int) bool { return t.Hour() == h && t.Minute() == m
+//     }), not only a window: timeutil.IsAt(now.In(loc), 1, 30) is itself
+//     a wall-clock match, reported where it is called.
 type wallFact struct {
 	Comp  uint8
 	Pred  bool
+	Match bool
 	Local bool
 	Self  bool
 }
@@ -83,12 +88,22 @@ func exportWallFacts(pass *analysis.Pass, fs []*ast.File, real *tracker) {
 			})
 			if returnsBool(fn) {
 				ast.Inspect(fd.Body, func(n ast.Node) bool {
-					if e, ok := n.(ast.Expr); ok && (w.isMatch(e, compHour|compCalendar) || w.isOrdering(e, compHour)) {
-						f.Pred = true
+					if e, ok := n.(ast.Expr); ok {
+						if w.isMatch(e, compHour) {
+							f.Match = true
+						}
+						if w.isMatch(e, compHour|compCalendar) || w.isOrdering(e, compHour) {
+							f.Pred = true
+						}
 					}
-					return !f.Pred
+					return !f.Match
 				})
 				f.Comp = 0
+				// A predicate that puts the time in a zone itself
+				// (t.In(chicago)) reads the wall clock in its own
+				// package; one that matches the time as given reads
+				// it in whatever zone the caller chose.
+				f.Match = f.Match && !convertsZone(pass, fd.Body)
 			}
 			if f.Pred || f.Local || comp(f.Comp)&compHour != 0 {
 				f.Self = self
@@ -139,4 +154,39 @@ func (t *tracker) wallCall(call *ast.CallExpr) *wallFact {
 		}
 	}
 	return nil
+}
+
+// isWallMatchCall reports a call of another package's wall-clock match
+// predicate (a Match fact) given the current time read outside UTC:
+// timeutil.IsAt(t.In(loc), 1, 30).
+func (t *tracker) isWallMatchCall(call *ast.CallExpr) bool {
+	f := t.wallCall(call)
+	if f == nil || !f.Match || f.Self {
+		return false
+	}
+	for _, a := range call.Args {
+		if isTime(t.pass.TypesInfo.TypeOf(a)) {
+			if info := t.nowOf(a); info.now() && !info.utc() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// convertsZone reports a call of In, UTC or Local on a time in body.
+func convertsZone(pass *analysis.Pass, body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := unparen(call.Fun).(*ast.SelectorExpr); ok && isTime(pass.TypesInfo.TypeOf(sel.X)) {
+				switch sel.Sel.Name {
+				case "In", "UTC", "Local":
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }

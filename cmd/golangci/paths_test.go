@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/dstsafe/dstsafe/cmd/dstsafevet"
 )
 
 // samePathsPackages are checked through all three paths: the shapes of
@@ -24,6 +27,7 @@ import (
 var samePathsPackages = []string{
 	"corpus/zoned", "corpus/tomorrow", "corpus/windows", "corpus/helpers/loop",
 	"corpus/parsed", "corpus/dedup", "corpus/variants", "postmortem/seed", "postmortem/fixed",
+	"corpus/round3/timeutil", "corpus/round3", "testsflag",
 }
 
 // TestSameFindingsEveryPath runs the analyzers on the same packages as a
@@ -32,7 +36,8 @@ var samePathsPackages = []string{
 // PKG..., the checker over go/packages) and through the golangci-lint
 // plugin (register.GetPlugin, New, BuildAnalyzers, the analyzers run in
 // one pass per package as golangci-lint runs them, "analyzer: message"),
-// and requires the same findings, line by line. The testdata is a GOPATH
+// and requires the same findings, line by line, with tests off and on
+// (-NAME.tests; the plugin's tests setting). The testdata is a GOPATH
 // tree (stub robfig/cron, gocron, go-redis), so the go command runs with
 // GO111MODULE=off. golangci-lint itself is not built here: see
 // TestCustomBinary.
@@ -64,40 +69,78 @@ func TestSameFindingsEveryPath(t *testing.T) {
 		return append(stdout.Bytes(), stderr.Bytes()...)
 	}
 
-	vet, err := jsonFindings(run("go", append([]string{"vet", "-vettool=" + bin, "-json"}, samePathsPackages...)...), testdata)
-	if err != nil {
-		t.Fatalf("go vet -vettool: %v", err)
-	}
-	standalone, err := jsonFindings(run(bin, append([]string{"-json"}, samePathsPackages...)...), testdata)
-	if err != nil {
-		t.Fatalf("dstsafe-vet: %v", err)
-	}
+	// With tests on, testsflag's finding in its _test.go file is found
+	// on every path; with tests off, on none.
+	var counts [2]int
+	for i, tests := range []bool{false, true} {
+		var flags []string
+		for _, a := range []string{"wallclock", "elapsedguard", "localdate", "cronspec"} {
+			flags = append(flags, fmt.Sprintf("-%s.tests=%t", a, tests))
+		}
+		vet, err := jsonFindings(run("go", append(append([]string{"vet", "-vettool=" + bin, "-json"}, flags...), samePathsPackages...)...), testdata)
+		if err != nil {
+			t.Fatalf("go vet -vettool (tests %t): %v", tests, err)
+		}
+		standalone, err := jsonFindings(run(bin, append(append([]string{"-json"}, flags...), samePathsPackages...)...), testdata)
+		if err != nil {
+			t.Fatalf("dstsafe-vet (tests %t): %v", tests, err)
+		}
+		plug := pluginFindings(t, map[string]any{"tests": tests}, testdata, samePathsPackages...)
 
-	as, err := plugin(t, map[string]any{}).BuildAnalyzers()
+		if len(vet) < 40 {
+			t.Fatalf("go vet -vettool found %d findings on the corpus, want at least 40: the run did not check what it should\n%s", len(vet), strings.Join(vet, "\n"))
+		}
+		for _, other := range []struct {
+			name  string
+			found []string
+		}{{"dstsafe-vet (standalone)", standalone}, {"golangci-lint plugin", plug}} {
+			if !slices.Equal(vet, other.found) {
+				t.Errorf("tests %t: go vet -vettool and %s disagree:\n%s", tests, other.name, diff(vet, other.found))
+			}
+		}
+		inTests := 0
+		for _, f := range vet {
+			if strings.Contains(f, "_test.go:") {
+				inTests++
+			}
+		}
+		if want := map[bool]int{false: 0, true: 1}[tests]; inTests != want {
+			t.Errorf("tests %t: %d findings in _test.go files, want %d", tests, inTests, want)
+		}
+		counts[i] = len(vet)
+		t.Logf("tests %t: %d findings (%d in _test.go files), the same through go vet -vettool, the standalone binary and the golangci-lint plugin", tests, len(vet), inTests)
+	}
+	if counts[1] <= counts[0] {
+		t.Errorf("%d findings with tests on, %d with tests off: want more with tests on", counts[1], counts[0])
+	}
+}
+
+// pluginFindings builds the plugin's analyzers from settings, runs them
+// on pkgs as golangci-lint runs them and returns the findings, sorted; the
+// analyzers' flags are put back to their defaults afterwards.
+func pluginFindings(t *testing.T, settings map[string]any, testdata string, pkgs ...string) []string {
+	t.Helper()
+	as, err := plugin(t, settings).BuildAnalyzers()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var plug []string
-	for _, r := range analysistest.Run(quietT{}, testdata, together(as), samePathsPackages...) {
+	defer resetFlags()
+	var found []string
+	for _, r := range analysistest.Run(quietT{}, testdata, together(as), pkgs...) {
 		for _, d := range r.Diagnostics {
-			plug = append(plug, finding(r.Pass.Fset.Position(d.Pos).String(), d.Message, testdata))
+			found = append(found, finding(r.Pass.Fset.Position(d.Pos).String(), d.Message, testdata))
 		}
 	}
-	slices.Sort(plug)
-	plug = slices.Compact(plug)
+	slices.Sort(found)
+	return slices.Compact(found)
+}
 
-	if len(vet) < 40 {
-		t.Fatalf("go vet -vettool found %d findings on the corpus, want at least 40: the run did not check what it should\n%s", len(vet), strings.Join(vet, "\n"))
+// resetFlags puts the analyzers' flags back to their defaults: the plugin
+// sets them on the shared analyzers.
+func resetFlags() {
+	for _, a := range dstsafevet.Analyzers() {
+		a.Flags.VisitAll(func(f *flag.Flag) { a.Flags.Set(f.Name, f.DefValue) })
 	}
-	for _, other := range []struct {
-		name  string
-		found []string
-	}{{"dstsafe-vet (standalone)", standalone}, {"golangci-lint plugin", plug}} {
-		if !slices.Equal(vet, other.found) {
-			t.Errorf("go vet -vettool and %s disagree:\n%s", other.name, diff(vet, other.found))
-		}
-	}
-	t.Logf("%d findings, the same through go vet -vettool, the standalone binary and the golangci-lint plugin", len(vet))
 }
 
 // quietT lets analysistest load and run without judging want comments:

@@ -18,6 +18,7 @@
 //	        description: DST-unsafe scheduling (wall-clock matches, elapsed-time guards, local dates, cron specs)
 //	        settings:
 //	          tests: false       # also check _test.go files
+//	          generated: false   # also check files marked "// Code generated ... DO NOT EDIT."
 //	          disable: []        # any of wallclock, elapsedguard, localdate, cronspec
 //
 // A line is silenced with "//dstsafevet:ignore reason", as under go vet.
@@ -45,6 +46,10 @@ type Settings struct {
 	// Tests also checks _test.go files. Defaults to false: tests build
 	// schedules that straddle transitions on purpose.
 	Tests bool `json:"tests"`
+	// Generated also checks generated files (a "// Code generated ... DO
+	// NOT EDIT." line, as go generate tools write). Defaults to false:
+	// fix the generator, not its output.
+	Generated bool `json:"generated"`
 	// Disable names analyzers to leave out. Defaults to none.
 	Disable []string `json:"disable"`
 }
@@ -71,8 +76,8 @@ func New(conf any) (register.LinterPlugin, error) {
 	return &Plugin{settings: s}, nil
 }
 
-// BuildAnalyzers returns the enabled analyzers, with their -tests flag set
-// from the settings. golangci-lint runs NowFlow, which they require, and
+// BuildAnalyzers returns the enabled analyzers, with their -tests and
+// -generated flags set from the settings. golangci-lint runs NowFlow, which they require, and
 // prints each message after the analyzer's name ("wallclock: ...").
 func (p *Plugin) BuildAnalyzers() ([]*analysis.Analyzer, error) {
 	var out []*analysis.Analyzer
@@ -80,8 +85,12 @@ func (p *Plugin) BuildAnalyzers() ([]*analysis.Analyzer, error) {
 		if slices.Contains(p.settings.Disable, a.Name) {
 			continue
 		}
-		if err := a.Flags.Set("tests", strconv.FormatBool(p.settings.Tests)); err != nil {
-			return nil, fmt.Errorf("dstsafevet: %s: %w", a.Name, err)
+		// The copy unprefixed makes shares these flags: the analyzers
+		// read them from the analyzer that runs.
+		for name, v := range map[string]bool{"tests": p.settings.Tests, "generated": p.settings.Generated} {
+			if err := a.Flags.Set(name, strconv.FormatBool(v)); err != nil {
+				return nil, fmt.Errorf("dstsafevet: %s: %w", a.Name, err)
+			}
 		}
 		out = append(out, unprefixed(a))
 	}

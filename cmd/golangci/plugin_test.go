@@ -16,7 +16,6 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 
-	"github.com/dstsafe/dstsafe/cmd/dstsafevet"
 	"github.com/dstsafe/dstsafe/cmd/golangci"
 )
 
@@ -110,18 +109,38 @@ func TestPluginSettings(t *testing.T) {
 			t.Errorf("settings %v accepted, want an error", bad)
 		}
 	}
-	// tests: true sets each analyzer's -tests flag.
-	if _, err := plugin(t, map[string]any{"tests": true}).BuildAnalyzers(); err != nil {
+}
+
+// TestPluginFileSettings runs the plugin's analyzers, as golangci-lint
+// runs them (copies that drop the "name: " prefix, all in one pass), on a
+// package whose only finding is in a _test.go file and on one whose only
+// finding is in a generated file, and counts the findings: the tests and
+// generated settings decide, not only the flags' values.
+func TestPluginFileSettings(t *testing.T) {
+	testdata, err := filepath.Abs(filepath.Join("..", "dstsafevet", "testdata"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		for _, a := range dstsafevet.Analyzers() {
-			a.Flags.Set("tests", "false")
+	for _, tc := range []struct {
+		pkg      string
+		settings map[string]any
+		want     int
+	}{
+		{"testsflag", map[string]any{}, 0},
+		{"testsflag", map[string]any{"tests": false}, 0},
+		{"testsflag", map[string]any{"tests": true}, 1},
+		{"generatedflag", map[string]any{}, 0},
+		{"generatedflag", map[string]any{"generated": true}, 1},
+		{"generatedflag", map[string]any{"tests": true}, 0},
+	} {
+		got := pluginFindings(t, tc.settings, testdata, tc.pkg)
+		if len(got) != tc.want {
+			t.Errorf("%s with %v: %d findings, want %d:\n%s", tc.pkg, tc.settings, len(got), tc.want, strings.Join(got, "\n"))
 		}
-	})
-	for _, a := range dstsafevet.Analyzers() {
-		if got := a.Flags.Lookup("tests").Value.String(); got != "true" {
-			t.Errorf("%s -tests = %s after tests: true", a.Name, got)
+		for _, f := range got {
+			if !strings.Contains(f, "wallclock: matching the local hour") {
+				t.Errorf("%s with %v: unexpected finding %s", tc.pkg, tc.settings, f)
+			}
 		}
 	}
 }

@@ -118,3 +118,34 @@ func (c config) due(loc *time.Location) bool {
 	local := time.Now().In(loc)
 	return local.Hour() == c.At[0] && local.Minute() == c.At[1] // want `wallclock:`
 }
+
+// With the zone known, the message names the transitions that touch the
+// hour, from the zone's real rules.
+func chicagoSettlement() {
+	chicago, _ := time.LoadLocation("America/Chicago")
+	now := time.Now().In(chicago)
+	if now.Hour() == 1 && now.Minute() == 30 { // want `^wallclock: matching the local hour/minute of the current time fires twice when the clocks go back and never when they skip that reading \(America/Chicago: 01:00-02:00 repeated on 2026-11-01\); schedule`
+		run()
+	}
+}
+
+func santiagoMidnight() {
+	santiago, _ := time.LoadLocation("America/Santiago")
+	now := time.Now().In(santiago)
+	if now.Hour() == 0 && now.Minute() == 0 { // want `\(America/Santiago: 00:00-01:00 skipped on 2026-09-06\)`
+		run()
+	}
+}
+
+// 09:00 in Chicago and 01:30 in Tokyo are never skipped or repeated.
+func chicagoMorning() {
+	chicago, _ := time.LoadLocation("America/Chicago")
+	now := time.Now().In(chicago)
+	if now.Hour() == 9 && now.Minute() == 0 {
+		run()
+	}
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	if t := time.Now().In(tokyo); t.Hour() == 1 && t.Minute() == 30 {
+		run()
+	}
+}

@@ -147,7 +147,7 @@ func Tick(cfg Config, st *State, clock clockwork.Clock) {
 //corpus:case spec-from-function
 // The spec is the result of a function of the package.
 
-func billingSpec() string { return "TZ=Europe/London 30 1 * * *" } // want `cronspec: .* in Europe/London is a fixed time inside a transition window`
+func billingSpec() string { return "TZ=Europe/London 30 1 * * *" } // want `cronspec: .* in Europe/London: 01:30 does not exist on 2026-03-29 \(01:00-02:00 skipped\) and 01:30 occurs twice on 2026-10-25`
 
 func Schedule(s gocron.Scheduler) error {
 	_, err := s.NewJob(gocron.CronJob(billingSpec(), false), gocron.NewTask(bill))

@@ -46,7 +46,7 @@ func StartBilling() (*cron.Cron, error) {
 		return nil, err
 	}
 	c := cron.New(cron.WithLocation(loc))
-	if _, err := c.AddFunc("30 1 * * *", bill); err != nil { // want `cronspec: "30 1 \* \* \*" in America/Chicago is a fixed time inside a transition window \(01:00-02:00 repeated: 01:30 occurs twice`
+	if _, err := c.AddFunc("30 1 * * *", bill); err != nil { // want `cronspec: "30 1 \* \* \*" in America/Chicago: 01:30 occurs twice on 2026-11-01 \(01:00-02:00 repeated\), so the repeated time runs twice, an hour apart`
 		return nil, err
 	}
 	c.Start()
@@ -58,7 +58,7 @@ func StartBilling() (*cron.Cron, error) {
 
 func StartSeconds() *cron.Cron {
 	c := cron.New(cron.WithSeconds(), cron.WithLocation(chicago))
-	c.AddFunc("0 30 1 * * *", bill) // want `cronspec: "0 30 1 \* \* \*" in America/Chicago is a fixed time inside a transition window`
+	c.AddFunc("0 30 1 * * *", bill) // want `cronspec: "0 30 1 \* \* \*" in America/Chicago: 01:30 occurs twice`
 	c.Start()
 	return c
 }
@@ -68,7 +68,7 @@ func StartSeconds() *cron.Cron {
 
 func StartNewYork() {
 	ny, _ := time.LoadLocation("America/New_York")
-	cron.New(cron.WithLocation(ny)).AddFunc("30 2 * * *", report) // want `cronspec: "30 2 \* \* \*" in America/New_York .*02:00-03:00 skipped: 02:30 does not exist`
+	cron.New(cron.WithLocation(ny)).AddFunc("30 2 * * *", report) // want `cronspec: "30 2 \* \* \*" in America/New_York: 02:30 does not exist on 2026-03-08 \(02:00-03:00 skipped\), so the skipped time runs an hour late or not at all`
 }
 
 //corpus:case robfig-time-local
@@ -99,7 +99,7 @@ func StartFromConfig(cfg Config) error {
 
 func StartLordHowe() {
 	c := cron.New(cron.WithLocation(mustLoad("Australia/Lord_Howe")))
-	c.AddFunc("45 1 * * *", report) // want `cronspec: "45 1 \* \* \*" in Australia/Lord_Howe .*01:30-02:00 repeated.*30 minutes off`
+	c.AddFunc("45 1 * * *", report) // want `cronspec: "45 1 \* \* \*" in Australia/Lord_Howe: 01:45 occurs twice on 2026-04-05 \(01:30-02:00 repeated\), so the repeated time runs twice, 30 minutes apart`
 }
 
 //corpus:case gocron-location-chicago
@@ -147,7 +147,7 @@ func StartDaily() error {
 		return err
 	}
 	_, err = s.NewJob(
-		gocron.DailyJob(1, gocron.NewAtTimes(gocron.NewAtTime(1, 30, 0))), // want `cronspec: the daily time 01:30 in America/Chicago is a fixed time inside a transition window`
+		gocron.DailyJob(1, gocron.NewAtTimes(gocron.NewAtTime(1, 30, 0))), // want `cronspec: the daily time 01:30 in America/Chicago: 01:30 occurs twice on 2026-11-01`
 		gocron.NewTask(bill),
 	)
 	return err
@@ -383,7 +383,7 @@ func StartWithGapPolicyFold() error {
 	if err != nil {
 		return err
 	}
-	_, err = s.NewJob(gocron.DailyJob(1, gocron.NewAtTimes(gocron.NewAtTime(1, 30, 0))), gocron.NewTask(bill), // want `cronspec: the daily time 01:30 in America/Chicago .*01:30 occurs twice`
+	_, err = s.NewJob(gocron.DailyJob(1, gocron.NewAtTimes(gocron.NewAtTime(1, 30, 0))), gocron.NewTask(bill), // want `cronspec: the daily time 01:30 in America/Chicago: 01:30 occurs twice`
 		gocron.WithDaylightSavingsTimePolicy(gocron.DaylightSavingsTimeSkip))
 	return err
 }

@@ -14,6 +14,8 @@ func (s *Scheduler) Day() *Scheduler                         { return s }
 func (s *Scheduler) Days() *Scheduler                        { return s }
 func (s *Scheduler) Monday() *Scheduler                      { return s }
 func (s *Scheduler) Sunday() *Scheduler                      { return s }
+func (s *Scheduler) Saturday() *Scheduler                    { return s }
+func (s *Scheduler) Weekday(d time.Weekday) *Scheduler       { return s }
 func (s *Scheduler) Minutes() *Scheduler                     { return s }
 func (s *Scheduler) At(i any) *Scheduler                     { return s }
 func (s *Scheduler) Cron(expr string) *Scheduler             { return s }

@@ -43,3 +43,12 @@ func (c *Client) SetArgs(ctx context.Context, key string, value any, a SetArgs) 
 	return nil
 }
 func (c *Client) Do(ctx context.Context, args ...any) *Cmd { return nil }
+func (c *Client) Expire(ctx context.Context, key string, expiration time.Duration) *BoolCmd {
+	return nil
+}
+
+type IntCmd struct{}
+
+func (c *IntCmd) Result() (int64, error) { return 0, nil }
+
+func (c *Client) Exists(ctx context.Context, keys ...string) *IntCmd { return nil }
