@@ -148,7 +148,14 @@ type Replica struct {
 	zones  func(string) (*time.Location, error)
 	sim    *clusterRun
 	handle simlink.Handle
-	dead   atomic.Bool
+	// ready is closed once handle is set: the scheduler starts inside
+	// drv.Start, and a job it runs at once (a takeover on restart) may
+	// Sleep, or its observer crash it, before Start has returned.
+	ready chan struct{}
+	dead  atomic.Bool
+	// crashedAt is the true instant of the crash that killed this
+	// process (guarded by sim.mu): an interrupted run ends there.
+	crashedAt time.Time
 }
 
 // Scheduler returns the replica's scheduler (Describe, Pause, RunNow...).
@@ -195,11 +202,17 @@ func (r *Replica) Add(name string, sched dstsafe.Schedule, fn func(context.Conte
 // a job function. It returns ctx's error if ctx ends first, ErrCrashed if
 // the replica crashes first, else nil.
 func (r *Replica) Sleep(ctx context.Context, d time.Duration) error {
-	if r.handle.Sleep(ctx, d) {
-		return nil
-	}
+	<-r.ready
+	slept := r.handle.Sleep(ctx, d)
+	// A crash stops the replica's goroutines from counting as busy, so the
+	// driver may move its clock past d before this one sees the stop: when
+	// both happened, the crash came first (it is what woke us, or it
+	// happened while we slept), whichever select picked.
 	if r.dead.Load() {
 		return ErrCrashed
+	}
+	if slept {
+		return nil
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -479,7 +492,8 @@ func (cr *clusterRun) start(rs *replicaState) error {
 	if rs.gen > 0 {
 		owner = fmt.Sprintf("%s#%d", rs.name, rs.gen)
 	}
-	r := &Replica{Index: rs.index, Owner: owner, Restarts: rs.gen, clock: rs.clock, zones: rs.spec.Zones, sim: cr}
+	r := &Replica{Index: rs.index, Owner: owner, Restarts: rs.gen, clock: rs.clock, zones: rs.spec.Zones, sim: cr,
+		ready: make(chan struct{})}
 	opts := []dstsafe.SchedulerOption{
 		dstsafe.WithClock(rs.clock),
 		dstsafe.WithLedger(&replicaLedger{Ledger: cr.ledger, r: r, cr: cr}),
@@ -501,6 +515,7 @@ func (cr *clusterRun) start(rs *replicaState) error {
 		True:   func(l time.Time) time.Time { return rs.trueAt(cr.c.Start, l) },
 		Record: func(f dstsafe.Fire) { cr.fired(r, f) },
 	})
+	close(r.ready)
 	return nil
 }
 
@@ -526,11 +541,11 @@ func (cr *clusterRun) crash(cs *crashState, i int) {
 	}
 	now := cr.truth.Now()
 	cr.mu.Lock()
+	r.crashedAt = now
 	cr.crashLog = append(cr.crashLog, CrashRecord{Replica: i, Owner: r.Owner, Point: cs.Point, At: now, Job: cs.Job, Period: cs.Period})
 	cr.mu.Unlock()
-	if r.handle != nil {
-		r.handle.Stop()
-	}
+	<-r.ready // a crash at an event point of a process still starting
+	r.handle.Stop()
 	if cs.RestartAfter >= 0 {
 		cr.schedule(now.Add(cs.RestartAfter), func() {
 			rs.gen++
@@ -582,12 +597,20 @@ func (cr *clusterRun) registered(r *Replica, job string, sched dstsafe.Schedule)
 	}
 }
 
-// ran records a return of the job's function.
+// ran records a return of the job's function. A run the crash
+// interrupted ends at the crash's instant: its goroutine returns from the
+// work only after the crash stopped its replica, by when the driver may
+// have moved time on (the replica no longer counts as busy), so the true
+// clock then is not deterministic.
 func (cr *clusterRun) ran(r *Replica, run dstsafe.Run, started time.Time, err error) {
 	interrupted := cr.crashPoint(r, CrashMidRun, run.Job, run.Period) || r.dead.Load()
 	cr.mu.Lock()
+	at := cr.truth.Now()
+	if interrupted && !r.crashedAt.IsZero() {
+		at = r.crashedAt
+	}
 	cr.execs = append(cr.execs, Execution{Replica: r.Index, Owner: r.Owner, Run: run, Started: started,
-		At: cr.truth.Now(), Err: err, Interrupted: interrupted})
+		At: at, Err: err, Interrupted: interrupted})
 	cr.mu.Unlock()
 }
 

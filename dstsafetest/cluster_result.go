@@ -62,7 +62,9 @@ type Execution struct {
 	Owner   string
 	Run     dstsafe.Run
 	// Started and At are the replica's clock reading when the function
-	// was called and the true instant it returned.
+	// was called and the true instant it returned; for an interrupted
+	// run, the true instant of the crash (the same in every run of the
+	// same Cluster).
 	Started, At time.Time
 	Err         error
 	// Interrupted: the replica crashed during the run (CrashMidRun, or a
