@@ -434,7 +434,6 @@ type clusterRun struct {
 	jobOrder  []string
 	fires     []ReplicaFire
 	execs     []Execution
-	successes map[periodKey][]string // owners whose Finish(succeeded) the ledger accepted
 	crashLog  []CrashRecord
 	events    []ReplicaEvent
 	runErrs   []error
@@ -621,7 +620,7 @@ func (cr *clusterRun) fired(r *Replica, f dstsafe.Fire) {
 }
 
 // replicaLedger is the shared ledger as one process sees it: cut off when
-// the process crashes. It records which finishes the store accepted.
+// the process crashes.
 type replicaLedger struct {
 	dstsafe.Ledger
 	r  *Replica
@@ -646,17 +645,7 @@ func (l *replicaLedger) Finish(ctx context.Context, job, period string, token in
 	if l.r.dead.Load() {
 		return dstsafe.Record{}, ErrCrashed
 	}
-	rec, err := l.Ledger.Finish(ctx, job, period, token, state, reason)
-	if err == nil && state == dstsafe.StateSucceeded {
-		l.cr.mu.Lock()
-		if l.cr.successes == nil {
-			l.cr.successes = map[periodKey][]string{}
-		}
-		k := periodKey{job, period}
-		l.cr.successes[k] = append(l.cr.successes[k], l.r.Owner)
-		l.cr.mu.Unlock()
-	}
-	return rec, err
+	return l.Ledger.Finish(ctx, job, period, token, state, reason)
 }
 
 func (l *replicaLedger) Get(ctx context.Context, job, period string) (dstsafe.Record, error) {

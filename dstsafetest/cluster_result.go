@@ -2,6 +2,8 @@ package dstsafetest
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,7 +116,10 @@ type PeriodResult struct {
 	Completed int
 	// Executions lists every execution of it, completed or not.
 	Executions []Execution
-	// Recorded lists the owners whose success the ledger accepted.
+	// Recorded names the owner of the success the ledger holds for the
+	// period when the simulation ends (a Get of the period, by the true
+	// clock): empty when it holds none (no record, or one running, failed
+	// or abandoned), whatever Finish answered during the run.
 	Recorded []string
 }
 
@@ -126,8 +131,10 @@ const (
 	ViolationTwice ViolationKind = iota + 1
 	// ViolationLost: an expected period's work was never done.
 	ViolationLost
-	// ViolationUnrecorded: the work was done but the ledger records no
-	// success, so a later takeover or backfill would run it again.
+	// ViolationUnrecorded: the work was done once but the ledger, read at
+	// the end, holds no success for the period (never recorded, or
+	// recorded and lost later), so a takeover or backfill would run it
+	// again.
 	ViolationUnrecorded
 	// ViolationUnexpected: a period no replica's schedule has within the
 	// window was run.
@@ -262,8 +269,21 @@ func (cr *clusterRun) result() *ClusterResult {
 			p.Due = e.Run.Due
 		}
 	}
-	for k, owners := range cr.successes {
-		get(k).Recorded = owners
+	// What the ledger holds at the end, not what Finish answered: a store
+	// that accepted a success and lost it later (a failover, a restore)
+	// leaves the period to be run again.
+	for _, k := range keys {
+		p := periods[k]
+		if !p.Expected && len(p.Executions) == 0 {
+			continue
+		}
+		rec, err := cr.ledger.Get(context.Background(), k.job, k.period)
+		switch {
+		case err == nil && rec.State == dstsafe.StateSucceeded:
+			p.Recorded = []string{rec.Owner}
+		case err != nil && !errors.Is(err, dstsafe.ErrNotFound):
+			res.RunErrors = append(res.RunErrors, fmt.Errorf("dstsafetest: ledger Get %s %s at the end: %w", k.job, k.period, err))
+		}
 	}
 	slices.SortFunc(keys, func(a, b periodKey) int {
 		if c := cmp.Compare(jobRank[a.job], jobRank[b.job]); c != 0 {
