@@ -428,17 +428,17 @@ type clusterRun struct {
 	replicas []*replicaState
 	crashes  []*crashState
 
-	mu        sync.Mutex
-	actions   []pending
-	jobs      map[string]*jobSchedules
-	jobOrder  []string
-	fires     []ReplicaFire
-	execs     []Execution
-	crashLog  []CrashRecord
-	events    []ReplicaEvent
-	runErrs   []error
-	firstErr  error
-	handles   []*Replica
+	mu       sync.Mutex
+	actions  []pending
+	jobs     map[string]*jobSchedules
+	jobOrder []string
+	fires    []ReplicaFire
+	execs    []Execution
+	crashLog []CrashRecord
+	events   []ReplicaEvent
+	runErrs  []error
+	firstErr error
+	handles  []*Replica
 }
 
 type periodKey struct{ job, period string }
