@@ -160,6 +160,7 @@ func runProgram(t *testing.T, s snippet, exe string) {
 	var out bytes.Buffer
 	cmd := exec.Command(exe)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, &out, &out
+	cmd.Dir = t.TempDir() // what it writes (the quickstart's SQLite file) goes there
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s: start: %v", where, err)
 	}
