@@ -100,7 +100,10 @@ func TestDocSnippetsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "bin")
+	bin, err := filepath.Abs(filepath.Join(dir, "bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, s := range tests {
 		s := s
 		pkg := fmt.Sprintf("t%03d", i)
