@@ -95,6 +95,7 @@ func TestClusterViolationClasses(t *testing.T) {
 		period  string
 		count   int
 		by      []string
+		zones   []string
 	}{
 		{
 			// A plain double: two replicas on a ledger that forgets claims
@@ -136,6 +137,30 @@ func TestClusterViolationClasses(t *testing.T) {
 					At: time.Date(2024, 11, 3, 5, 0, 0, 0, time.UTC), RestartAfter: 0}}},
 			want: dstsafetest.ViolationUnexpected, period: "2024-11-03T03:30:00", count: 1, by: []string{"r0#1"},
 		},
+		{
+			// One of two replicas is configured with UTC instead of
+			// America/Chicago: it bills the night at 01:30 UTC, five hours
+			// before 01:30 CDT, and the other finds it done. Once, recorded,
+			// at the wrong instant.
+			name: "wrong zone",
+			cluster: dstsafetest.Cluster{Replicas: []dstsafetest.ReplicaSpec{{}, {}},
+				Setup: func(r *dstsafetest.Replica) error {
+					loc, err := r.LoadLocation("America/Chicago")
+					if err != nil {
+						return err
+					}
+					if r.Index == 1 {
+						loc = time.UTC // the config bug
+					}
+					c, err := dstsafe.ParseCron("30 1 * * *", dstsafe.WithLocation(loc))
+					if err != nil {
+						return err
+					}
+					return r.Add("billing", c, func(context.Context, dstsafe.Run) error { return nil })
+				}},
+			want: dstsafetest.ViolationWrongZone, period: fold, count: 1, by: []string{"r1"},
+			zones: []string{"America/Chicago 2024-11-03T06:30:00Z by r0", "UTC 2024-11-03T01:30:00Z by r1"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.cluster
@@ -154,6 +179,7 @@ func TestClusterViolationClasses(t *testing.T) {
 			if tc.by != nil {
 				require.Equal(t, tc.by, found.Replicas, found.String())
 			}
+			require.Equal(t, tc.zones, found.Zones, found.String())
 			f := &fakeT{}
 			dstsafetest.RequireClusterOnce(f, res)
 			require.True(t, f.failed, "RequireClusterOnce passed a cluster with a %s period", tc.want)

@@ -139,6 +139,13 @@ const (
 	// ViolationUnexpected: a period no replica's schedule has within the
 	// window was run.
 	ViolationUnexpected
+	// ViolationWrongZone: replicas schedule the period at different
+	// instants in zones of different names (one replica configured with
+	// UTC, the others with America/Chicago): whoever claims first runs it
+	// at its own instant, hours off for the others. Replicas with
+	// different data for one zone name are not this: their periods are
+	// reported as event.ZoneData (ClusterResult.Events).
+	ViolationWrongZone
 )
 
 func (k ViolationKind) String() string {
@@ -151,6 +158,8 @@ func (k ViolationKind) String() string {
 		return "unrecorded"
 	case ViolationUnexpected:
 		return "unexpected"
+	case ViolationWrongZone:
+		return "scheduled in different zones"
 	}
 	return fmt.Sprintf("ViolationKind(%d)", uint8(k))
 }
@@ -167,6 +176,10 @@ type Violation struct {
 	Replicas []string
 	// Executions are the period's executions.
 	Executions []Execution
+	// Zones, for ViolationWrongZone, lists each zone the replicas
+	// schedule the period in with its instant there
+	// ("America/Chicago 2024-11-03T06:30:00Z by r0").
+	Zones []string
 }
 
 func (v Violation) String() string {
@@ -176,6 +189,9 @@ func (v Violation) String() string {
 		fmt.Fprintf(&b, " (due %s)", v.Due.Format(time.RFC3339))
 	}
 	fmt.Fprintf(&b, ": %s, done %d times", v.Kind, v.Count)
+	if len(v.Zones) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(v.Zones, ", "))
+	}
 	if len(v.Replicas) > 0 {
 		fmt.Fprintf(&b, " by %s", strings.Join(v.Replicas, ", "))
 	}
@@ -228,6 +244,9 @@ func (cr *clusterRun) result() *ClusterResult {
 		}
 		return p
 	}
+	// zonesOf: per expected period, the zone names the replicas' schedules
+	// put it in, with its instant there (by the first replica).
+	zonesOf := map[periodKey]map[string]zoneDue{}
 	jobRank := map[string]int{}
 	for i, job := range cr.jobOrder {
 		jobRank[job] = i
@@ -243,8 +262,17 @@ func (cr *clusterRun) result() *ClusterResult {
 				continue
 			}
 			for o, ok := os.NextOccurrence(lo.Add(-time.Nanosecond)); ok && !o.At.After(hi); o, ok = os.NextOccurrence(o.At) {
-				p := get(periodKey{job, o.Period})
+				k := periodKey{job, o.Period}
+				p := get(k)
 				p.Expected = true
+				z := zonesOf[k]
+				if z == nil {
+					z = map[string]zoneDue{}
+					zonesOf[k] = z
+				}
+				if _, ok := z[o.At.Location().String()]; !ok {
+					z[o.At.Location().String()] = zoneDue{at: o.At, replica: cr.replicas[ri].name}
+				}
 				if p.Due.IsZero() {
 					p.Due = o.At
 				}
@@ -307,12 +335,20 @@ func (cr *clusterRun) result() *ClusterResult {
 			kind = ViolationLost
 		case p.Completed == 1 && len(p.Recorded) == 0:
 			kind = ViolationUnrecorded
+		case wrongZone(zonesOf[k]):
+			kind = ViolationWrongZone
 		case !p.Expected && inWindow && p.Completed > 0:
 			kind = ViolationUnexpected
 		default:
 			continue
 		}
 		v := Violation{Kind: kind, Job: p.Job, Period: p.Period, Due: p.Due, Count: p.Completed, Executions: p.Executions}
+		if kind == ViolationWrongZone {
+			for name, zd := range zonesOf[k] {
+				v.Zones = append(v.Zones, fmt.Sprintf("%s %s by %s", name, zd.at.UTC().Format(time.RFC3339), zd.replica))
+			}
+			slices.Sort(v.Zones)
+		}
 		for _, e := range p.Executions {
 			if e.Completed() || kind == ViolationLost {
 				v.Replicas = append(v.Replicas, e.Owner)
@@ -347,6 +383,29 @@ func (cr *clusterRun) result() *ClusterResult {
 		res.Refusals = append(res.Refusals, r)
 	}
 	return res
+}
+
+// zoneDue is a period's instant in one zone, and the replica that
+// scheduled it there first.
+type zoneDue struct {
+	at      time.Time
+	replica string
+}
+
+// wrongZone reports whether the replicas put a period in zones of
+// different names at different instants (one zone name with other data is
+// event.ZoneData's business, not this).
+func wrongZone(zones map[string]zoneDue) bool {
+	var first time.Time
+	for _, z := range zones {
+		switch {
+		case first.IsZero():
+			first = z.at
+		case !z.at.Equal(first):
+			return true
+		}
+	}
+	return false
 }
 
 // RequireClusterOnce fails unless every period of every job ran exactly
