@@ -278,8 +278,8 @@ func (f *fatalErr) Fatalf(format string, args ...any) {
 // what fired.
 //
 // It returns an error wrapping ErrInvalidCluster for a bad Cluster, the
-// error of Setup or of the Ledger constructor, or ctx's error (with the
-// result so far). A replica's Run failing for another reason than its
+// error of Setup or of the Ledger constructor, or an error wrapping ctx's
+// that says how far true time got (with the result so far). A replica's Run failing for another reason than its
 // crash is in ClusterResult.RunErrors.
 func SimulateCluster(ctx context.Context, c Cluster, d time.Duration) (*ClusterResult, error) {
 	if err := c.validate(d); err != nil {
@@ -334,6 +334,13 @@ func SimulateCluster(ctx context.Context, c Cluster, d time.Duration) (*ClusterR
 		return nil, err
 	}
 	res := cr.result()
+	if runErr != nil {
+		// Where it was stuck: a test bounding the simulation with a
+		// context sees how far true time got and what had run.
+		runErr = fmt.Errorf("dstsafetest: SimulateCluster stopped at %s (window %s to %s) after %d executions and %d crashes: %w",
+			truth.Now().UTC().Format(time.RFC3339Nano), c.Start.UTC().Format(time.RFC3339), cr.end.UTC().Format(time.RFC3339),
+			len(res.Executions), len(res.Crashes), runErr)
+	}
 	return res, runErr
 }
 

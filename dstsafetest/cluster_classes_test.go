@@ -165,7 +165,7 @@ func TestClusterViolationClasses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.cluster
 			c.Start = start
-			res, err := dstsafetest.SimulateCluster(context.Background(), c, 36*time.Hour)
+			res, err := dstsafetest.SimulateCluster(simCtx(t), c, 36*time.Hour)
 			require.NoError(t, err)
 			require.Empty(t, res.RunErrors)
 			var found *dstsafetest.Violation
@@ -194,7 +194,7 @@ func TestClusterViolationClasses(t *testing.T) {
 // the ledger at the end rather than trusting Finish's answer.
 func TestClusterLostSuccessIsUnrecorded(t *testing.T) {
 	fold := "2024-11-03T01:30:00"
-	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+	res, err := dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
 		Start:    time.Date(2024, 11, 1, 12, 0, 0, 0, time.UTC),
 		Replicas: []dstsafetest.ReplicaSpec{{}, {Offset: time.Second}},
 		Setup:    billingAt("30 1 * * *", ""),

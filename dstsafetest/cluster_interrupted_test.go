@@ -43,7 +43,7 @@ func TestClusterInterruptedRunDeterministic(t *testing.T) {
 		Crashes:  []dstsafetest.Crash{{Replica: 1, Point: dstsafetest.CrashAtInstant, At: crashAt, RestartAfter: 10 * time.Minute}},
 	}
 	once := func() []string {
-		res, err := dstsafetest.SimulateCluster(context.Background(), c, 48*time.Hour)
+		res, err := dstsafetest.SimulateCluster(simCtx(t), c, 48*time.Hour)
 		require.NoError(t, err)
 		dstsafetest.RequireClusterOnce(t, res)
 		var out []string
