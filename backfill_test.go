@@ -290,7 +290,9 @@ func TestBackfillRaces(t *testing.T) {
 			ra, ea = a.Backfill(context.Background(), "sync", from, to, &dstsafe.BackfillOptions{Concurrent: true})
 		}()
 		go func() { defer wg.Done(); rb, eb = b.Backfill(context.Background(), "sync", from, to, nil) }()
-		wg.Wait()
+		waitWithin(t, &wg, stuckAfter, func() string {
+			return fmt.Sprintf("two replicas' Backfill of %d periods: %d runs so far", len(want), runs.Load())
+		})
 		require.NoError(t, ea)
 		require.NoError(t, eb)
 		require.Equal(t, len(want), len(ra.Ran)+len(rb.Ran))

@@ -168,7 +168,7 @@ func TestHungLedgerStallsOnlyItsJob(t *testing.T) {
 	go func() { done <- s.Run(ctx) }()
 	defer func() {
 		cancel()
-		<-done
+		recvWithin(t, done, stuckAfter, "return of Run after its context ended")
 	}()
 	defer close(ledger.release) // first: so that Run can return
 	within(t, "resuming stuck", func() { <-ledger.entered })

@@ -176,7 +176,7 @@ func TestConcurrentEdits(t *testing.T) {
 		}()
 	}
 	fires, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour)
-	wg.Wait()
+	waitWithin(t, &wg, stuckAfter, func() string { return "the goroutines editing jobs during the simulation never returned" })
 	require.NoError(t, err)
 	dstsafetest.RequireOncePerPeriod(t, fires)
 }

@@ -107,3 +107,57 @@ func TestRequireOncePerLocalDay(t *testing.T) {
 	require.Contains(t, ft.text(), "job bill-chicago fired 2 times on 2024-11-03 (America/Chicago)")
 	require.NotContains(t, ft.text(), "job bill-london fired")
 }
+
+// The classic DST loss: a daily job that does not run on the 23-hour
+// spring-forward day. That day exists (it is short, not skipped), so a
+// year of fires without it must fail RequireOncePerDay and
+// RequireOncePerLocalDay, naming the day, in each zone: Chicago's
+// 2024-03-10 (02:00 CST -> 03:00 CDT), London's 2024-03-31 (01:00 GMT ->
+// 02:00 BST) and Lord Howe's 2024-10-06, 23 h 30 min long (02:00 +10:30
+// -> 02:30 +11:00).
+func TestRequireOncePerDayShortDayMissing(t *testing.T) {
+	for _, tc := range []struct {
+		zone, spec string
+		short      dstsafe.Date
+		length     time.Duration
+	}{
+		{"America/Chicago", "30 2 * * *", dstsafe.Date{Year: 2024, Month: time.March, Day: 10}, 23 * time.Hour},                     // 02:30 runs at 03:30 CDT
+		{"Europe/London", "30 1 * * *", dstsafe.Date{Year: 2024, Month: time.March, Day: 31}, 23 * time.Hour},                       // 01:30 runs at 02:30 BST
+		{"Australia/Lord_Howe", "15 2 * * *", dstsafe.Date{Year: 2024, Month: time.October, Day: 6}, 23*time.Hour + 30*time.Minute}, // 02:15 runs at 02:45
+	} {
+		t.Run(tc.zone, func(t *testing.T) {
+			loc := dstsafetest.Zone(t, tc.zone)
+			// The day's length by the time package alone.
+			y, m, d := tc.short.Year, tc.short.Month, tc.short.Day
+			next := time.Date(y, m, d+1, 12, 0, 0, 0, loc)
+			length := time.Date(next.Year(), next.Month(), next.Day(), 0, 0, 0, 0, loc).Sub(time.Date(y, m, d, 0, 0, 0, 0, loc))
+			require.Equal(t, tc.length, length, "the test's premise: %s is a short day in %s", tc.short, tc.zone)
+
+			start := time.Date(2024, 1, 1, 0, 0, 0, 0, loc)
+			fires := simulateJobs(t, start, 366*24*time.Hour, map[string]dstsafe.Schedule{"billing": daily(t, tc.spec, tc.zone)})
+			ft := &fakeT{}
+			dstsafetest.RequireOncePerDay(ft, fires, loc)
+			require.False(t, ft.failed, "the full year passes: %s", ft.text())
+
+			var lost []dstsafe.Fire
+			dropped := 0
+			for _, f := range fires {
+				if f.RunDate == tc.short {
+					dropped++
+					continue
+				}
+				lost = append(lost, f)
+			}
+			require.Equal(t, 1, dropped, "one fire on %s", tc.short)
+			want := "job billing did not fire on " + tc.short.String() + " (" + tc.zone + ")"
+			ft = &fakeT{}
+			dstsafetest.RequireOncePerDay(ft, lost, loc)
+			require.True(t, ft.failed, "RequireOncePerDay passed a year without %s", tc.short)
+			require.Contains(t, ft.text(), want)
+			ft = &fakeT{}
+			dstsafetest.RequireOncePerLocalDay(ft, lost)
+			require.True(t, ft.failed, "RequireOncePerLocalDay passed a year without %s", tc.short)
+			require.Contains(t, ft.text(), want)
+		})
+	}
+}

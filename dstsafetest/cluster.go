@@ -148,7 +148,14 @@ type Replica struct {
 	zones  func(string) (*time.Location, error)
 	sim    *clusterRun
 	handle simlink.Handle
-	dead   atomic.Bool
+	// ready is closed once handle is set: the scheduler starts inside
+	// drv.Start, and a job it runs at once (a takeover on restart) may
+	// Sleep, or its observer crash it, before Start has returned.
+	ready chan struct{}
+	dead  atomic.Bool
+	// crashedAt is the true instant of the crash that killed this
+	// process (guarded by sim.mu): an interrupted run ends there.
+	crashedAt time.Time
 }
 
 // Scheduler returns the replica's scheduler (Describe, Pause, RunNow...).
@@ -195,11 +202,17 @@ func (r *Replica) Add(name string, sched dstsafe.Schedule, fn func(context.Conte
 // a job function. It returns ctx's error if ctx ends first, ErrCrashed if
 // the replica crashes first, else nil.
 func (r *Replica) Sleep(ctx context.Context, d time.Duration) error {
-	if r.handle.Sleep(ctx, d) {
-		return nil
-	}
+	<-r.ready
+	slept := r.handle.Sleep(ctx, d)
+	// A crash stops the replica's goroutines from counting as busy, so the
+	// driver may move its clock past d before this one sees the stop: when
+	// both happened, the crash came first (it is what woke us, or it
+	// happened while we slept), whichever select picked.
 	if r.dead.Load() {
 		return ErrCrashed
+	}
+	if slept {
+		return nil
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -265,8 +278,8 @@ func (f *fatalErr) Fatalf(format string, args ...any) {
 // what fired.
 //
 // It returns an error wrapping ErrInvalidCluster for a bad Cluster, the
-// error of Setup or of the Ledger constructor, or ctx's error (with the
-// result so far). A replica's Run failing for another reason than its
+// error of Setup or of the Ledger constructor, or an error wrapping ctx's
+// that says how far true time got (with the result so far). A replica's Run failing for another reason than its
 // crash is in ClusterResult.RunErrors.
 func SimulateCluster(ctx context.Context, c Cluster, d time.Duration) (*ClusterResult, error) {
 	if err := c.validate(d); err != nil {
@@ -321,6 +334,13 @@ func SimulateCluster(ctx context.Context, c Cluster, d time.Duration) (*ClusterR
 		return nil, err
 	}
 	res := cr.result()
+	if runErr != nil {
+		// Where it was stuck: a test bounding the simulation with a
+		// context sees how far true time got and what had run.
+		runErr = fmt.Errorf("dstsafetest: SimulateCluster stopped at %s (window %s to %s) after %d executions and %d crashes: %w",
+			truth.Now().UTC().Format(time.RFC3339Nano), c.Start.UTC().Format(time.RFC3339), cr.end.UTC().Format(time.RFC3339),
+			len(res.Executions), len(res.Crashes), runErr)
+	}
 	return res, runErr
 }
 
@@ -415,18 +435,17 @@ type clusterRun struct {
 	replicas []*replicaState
 	crashes  []*crashState
 
-	mu        sync.Mutex
-	actions   []pending
-	jobs      map[string]*jobSchedules
-	jobOrder  []string
-	fires     []ReplicaFire
-	execs     []Execution
-	successes map[periodKey][]string // owners whose Finish(succeeded) the ledger accepted
-	crashLog  []CrashRecord
-	events    []ReplicaEvent
-	runErrs   []error
-	firstErr  error
-	handles   []*Replica
+	mu       sync.Mutex
+	actions  []pending
+	jobs     map[string]*jobSchedules
+	jobOrder []string
+	fires    []ReplicaFire
+	execs    []Execution
+	crashLog []CrashRecord
+	events   []ReplicaEvent
+	runErrs  []error
+	firstErr error
+	handles  []*Replica
 }
 
 type periodKey struct{ job, period string }
@@ -479,7 +498,8 @@ func (cr *clusterRun) start(rs *replicaState) error {
 	if rs.gen > 0 {
 		owner = fmt.Sprintf("%s#%d", rs.name, rs.gen)
 	}
-	r := &Replica{Index: rs.index, Owner: owner, Restarts: rs.gen, clock: rs.clock, zones: rs.spec.Zones, sim: cr}
+	r := &Replica{Index: rs.index, Owner: owner, Restarts: rs.gen, clock: rs.clock, zones: rs.spec.Zones, sim: cr,
+		ready: make(chan struct{})}
 	opts := []dstsafe.SchedulerOption{
 		dstsafe.WithClock(rs.clock),
 		dstsafe.WithLedger(&replicaLedger{Ledger: cr.ledger, r: r, cr: cr}),
@@ -501,6 +521,7 @@ func (cr *clusterRun) start(rs *replicaState) error {
 		True:   func(l time.Time) time.Time { return rs.trueAt(cr.c.Start, l) },
 		Record: func(f dstsafe.Fire) { cr.fired(r, f) },
 	})
+	close(r.ready)
 	return nil
 }
 
@@ -526,11 +547,11 @@ func (cr *clusterRun) crash(cs *crashState, i int) {
 	}
 	now := cr.truth.Now()
 	cr.mu.Lock()
+	r.crashedAt = now
 	cr.crashLog = append(cr.crashLog, CrashRecord{Replica: i, Owner: r.Owner, Point: cs.Point, At: now, Job: cs.Job, Period: cs.Period})
 	cr.mu.Unlock()
-	if r.handle != nil {
-		r.handle.Stop()
-	}
+	<-r.ready // a crash at an event point of a process still starting
+	r.handle.Stop()
 	if cs.RestartAfter >= 0 {
 		cr.schedule(now.Add(cs.RestartAfter), func() {
 			rs.gen++
@@ -582,12 +603,20 @@ func (cr *clusterRun) registered(r *Replica, job string, sched dstsafe.Schedule)
 	}
 }
 
-// ran records a return of the job's function.
+// ran records a return of the job's function. A run the crash
+// interrupted ends at the crash's instant: its goroutine returns from the
+// work only after the crash stopped its replica, by when the driver may
+// have moved time on (the replica no longer counts as busy), so the true
+// clock then is not deterministic.
 func (cr *clusterRun) ran(r *Replica, run dstsafe.Run, started time.Time, err error) {
 	interrupted := cr.crashPoint(r, CrashMidRun, run.Job, run.Period) || r.dead.Load()
 	cr.mu.Lock()
+	at := cr.truth.Now()
+	if interrupted && !r.crashedAt.IsZero() {
+		at = r.crashedAt
+	}
 	cr.execs = append(cr.execs, Execution{Replica: r.Index, Owner: r.Owner, Run: run, Started: started,
-		At: cr.truth.Now(), Err: err, Interrupted: interrupted})
+		At: at, Err: err, Interrupted: interrupted})
 	cr.mu.Unlock()
 }
 
@@ -598,7 +627,7 @@ func (cr *clusterRun) fired(r *Replica, f dstsafe.Fire) {
 }
 
 // replicaLedger is the shared ledger as one process sees it: cut off when
-// the process crashes. It records which finishes the store accepted.
+// the process crashes.
 type replicaLedger struct {
 	dstsafe.Ledger
 	r  *Replica
@@ -623,17 +652,7 @@ func (l *replicaLedger) Finish(ctx context.Context, job, period string, token in
 	if l.r.dead.Load() {
 		return dstsafe.Record{}, ErrCrashed
 	}
-	rec, err := l.Ledger.Finish(ctx, job, period, token, state, reason)
-	if err == nil && state == dstsafe.StateSucceeded {
-		l.cr.mu.Lock()
-		if l.cr.successes == nil {
-			l.cr.successes = map[periodKey][]string{}
-		}
-		k := periodKey{job, period}
-		l.cr.successes[k] = append(l.cr.successes[k], l.r.Owner)
-		l.cr.mu.Unlock()
-	}
-	return rec, err
+	return l.Ledger.Finish(ctx, job, period, token, state, reason)
 }
 
 func (l *replicaLedger) Get(ctx context.Context, job, period string) (dstsafe.Record, error) {

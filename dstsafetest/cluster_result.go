@@ -2,6 +2,8 @@ package dstsafetest
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -62,7 +64,9 @@ type Execution struct {
 	Owner   string
 	Run     dstsafe.Run
 	// Started and At are the replica's clock reading when the function
-	// was called and the true instant it returned.
+	// was called and the true instant it returned; for an interrupted
+	// run, the true instant of the crash (the same in every run of the
+	// same Cluster).
 	Started, At time.Time
 	Err         error
 	// Interrupted: the replica crashed during the run (CrashMidRun, or a
@@ -112,7 +116,10 @@ type PeriodResult struct {
 	Completed int
 	// Executions lists every execution of it, completed or not.
 	Executions []Execution
-	// Recorded lists the owners whose success the ledger accepted.
+	// Recorded names the owner of the success the ledger holds for the
+	// period when the simulation ends (a Get of the period, by the true
+	// clock): empty when it holds none (no record, or one running, failed
+	// or abandoned), whatever Finish answered during the run.
 	Recorded []string
 }
 
@@ -124,12 +131,21 @@ const (
 	ViolationTwice ViolationKind = iota + 1
 	// ViolationLost: an expected period's work was never done.
 	ViolationLost
-	// ViolationUnrecorded: the work was done but the ledger records no
-	// success, so a later takeover or backfill would run it again.
+	// ViolationUnrecorded: the work was done once but the ledger, read at
+	// the end, holds no success for the period (never recorded, or
+	// recorded and lost later), so a takeover or backfill would run it
+	// again.
 	ViolationUnrecorded
 	// ViolationUnexpected: a period no replica's schedule has within the
 	// window was run.
 	ViolationUnexpected
+	// ViolationWrongZone: replicas schedule the period at different
+	// instants in zones of different names (one replica configured with
+	// UTC, the others with America/Chicago): whoever claims first runs it
+	// at its own instant, hours off for the others. Replicas with
+	// different data for one zone name are not this: their periods are
+	// reported as event.ZoneData (ClusterResult.Events).
+	ViolationWrongZone
 )
 
 func (k ViolationKind) String() string {
@@ -142,6 +158,8 @@ func (k ViolationKind) String() string {
 		return "unrecorded"
 	case ViolationUnexpected:
 		return "unexpected"
+	case ViolationWrongZone:
+		return "scheduled in different zones"
 	}
 	return fmt.Sprintf("ViolationKind(%d)", uint8(k))
 }
@@ -158,6 +176,10 @@ type Violation struct {
 	Replicas []string
 	// Executions are the period's executions.
 	Executions []Execution
+	// Zones, for ViolationWrongZone, lists each zone the replicas
+	// schedule the period in with its instant there
+	// ("America/Chicago 2024-11-03T06:30:00Z by r0").
+	Zones []string
 }
 
 func (v Violation) String() string {
@@ -167,6 +189,9 @@ func (v Violation) String() string {
 		fmt.Fprintf(&b, " (due %s)", v.Due.Format(time.RFC3339))
 	}
 	fmt.Fprintf(&b, ": %s, done %d times", v.Kind, v.Count)
+	if len(v.Zones) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(v.Zones, ", "))
+	}
 	if len(v.Replicas) > 0 {
 		fmt.Fprintf(&b, " by %s", strings.Join(v.Replicas, ", "))
 	}
@@ -219,6 +244,9 @@ func (cr *clusterRun) result() *ClusterResult {
 		}
 		return p
 	}
+	// zonesOf: per expected period, the zone names the replicas' schedules
+	// put it in, with its instant there (by the first replica).
+	zonesOf := map[periodKey]map[string]zoneDue{}
 	jobRank := map[string]int{}
 	for i, job := range cr.jobOrder {
 		jobRank[job] = i
@@ -234,8 +262,17 @@ func (cr *clusterRun) result() *ClusterResult {
 				continue
 			}
 			for o, ok := os.NextOccurrence(lo.Add(-time.Nanosecond)); ok && !o.At.After(hi); o, ok = os.NextOccurrence(o.At) {
-				p := get(periodKey{job, o.Period})
+				k := periodKey{job, o.Period}
+				p := get(k)
 				p.Expected = true
+				z := zonesOf[k]
+				if z == nil {
+					z = map[string]zoneDue{}
+					zonesOf[k] = z
+				}
+				if _, ok := z[o.At.Location().String()]; !ok {
+					z[o.At.Location().String()] = zoneDue{at: o.At, replica: cr.replicas[ri].name}
+				}
 				if p.Due.IsZero() {
 					p.Due = o.At
 				}
@@ -260,8 +297,21 @@ func (cr *clusterRun) result() *ClusterResult {
 			p.Due = e.Run.Due
 		}
 	}
-	for k, owners := range cr.successes {
-		get(k).Recorded = owners
+	// What the ledger holds at the end, not what Finish answered: a store
+	// that accepted a success and lost it later (a failover, a restore)
+	// leaves the period to be run again.
+	for _, k := range keys {
+		p := periods[k]
+		if !p.Expected && len(p.Executions) == 0 {
+			continue
+		}
+		rec, err := cr.ledger.Get(context.Background(), k.job, k.period)
+		switch {
+		case err == nil && rec.State == dstsafe.StateSucceeded:
+			p.Recorded = []string{rec.Owner}
+		case err != nil && !errors.Is(err, dstsafe.ErrNotFound):
+			res.RunErrors = append(res.RunErrors, fmt.Errorf("dstsafetest: ledger Get %s %s at the end: %w", k.job, k.period, err))
+		}
 	}
 	slices.SortFunc(keys, func(a, b periodKey) int {
 		if c := cmp.Compare(jobRank[a.job], jobRank[b.job]); c != 0 {
@@ -285,12 +335,20 @@ func (cr *clusterRun) result() *ClusterResult {
 			kind = ViolationLost
 		case p.Completed == 1 && len(p.Recorded) == 0:
 			kind = ViolationUnrecorded
+		case wrongZone(zonesOf[k]):
+			kind = ViolationWrongZone
 		case !p.Expected && inWindow && p.Completed > 0:
 			kind = ViolationUnexpected
 		default:
 			continue
 		}
 		v := Violation{Kind: kind, Job: p.Job, Period: p.Period, Due: p.Due, Count: p.Completed, Executions: p.Executions}
+		if kind == ViolationWrongZone {
+			for name, zd := range zonesOf[k] {
+				v.Zones = append(v.Zones, fmt.Sprintf("%s %s by %s", name, zd.at.UTC().Format(time.RFC3339), zd.replica))
+			}
+			slices.Sort(v.Zones)
+		}
 		for _, e := range p.Executions {
 			if e.Completed() || kind == ViolationLost {
 				v.Replicas = append(v.Replicas, e.Owner)
@@ -325,6 +383,29 @@ func (cr *clusterRun) result() *ClusterResult {
 		res.Refusals = append(res.Refusals, r)
 	}
 	return res
+}
+
+// zoneDue is a period's instant in one zone, and the replica that
+// scheduled it there first.
+type zoneDue struct {
+	at      time.Time
+	replica string
+}
+
+// wrongZone reports whether the replicas put a period in zones of
+// different names at different instants (one zone name with other data is
+// event.ZoneData's business, not this).
+func wrongZone(zones map[string]zoneDue) bool {
+	var first time.Time
+	for _, z := range zones {
+		switch {
+		case first.IsZero():
+			first = z.at
+		case !z.at.Equal(first):
+			return true
+		}
+	}
+	return false
 }
 
 // RequireClusterOnce fails unless every period of every job ran exactly

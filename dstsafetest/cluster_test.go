@@ -57,7 +57,7 @@ func clusterJobs(name, daily string) func(r *dstsafetest.Replica) error {
 func TestClusterReportsViolations(t *testing.T) {
 	start := time.Date(2024, 11, 2, 6, 0, 0, 0, time.UTC)
 	replicas := []dstsafetest.ReplicaSpec{{}, {Offset: 2 * time.Second}, {Offset: -2 * time.Second}}
-	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+	res, err := dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
 		Start:    start,
 		Replicas: replicas,
 		Setup:    clusterJobs("America/Chicago", "30 1 * * *"),
@@ -77,7 +77,7 @@ func TestClusterReportsViolations(t *testing.T) {
 	require.True(t, f.failed)
 	require.Contains(t, f.text(), "job daily period 2024-11-03T01:30:00 (due 2024-11-03T01:30:00-05:00): lost, done 0 times")
 
-	res, err = dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+	res, err = dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
 		Start:    start,
 		Replicas: replicas,
 		Setup:    clusterJobs("America/Chicago", "30 1 * * *"),
@@ -156,14 +156,14 @@ func TestSimulateClusterInvalid(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := ok
 			tc.edit(&c)
-			_, err := dstsafetest.SimulateCluster(context.Background(), c, tc.d)
+			_, err := dstsafetest.SimulateCluster(simCtx(t), c, tc.d)
 			require.ErrorIs(t, err, dstsafetest.ErrInvalidCluster)
 		})
 	}
 	setupErr := errors.New("no such zone")
 	c := ok
 	c.Setup = func(*dstsafetest.Replica) error { return setupErr }
-	_, err := dstsafetest.SimulateCluster(context.Background(), c, time.Hour)
+	_, err := dstsafetest.SimulateCluster(simCtx(t), c, time.Hour)
 	require.ErrorIs(t, err, setupErr)
 }
 
@@ -172,7 +172,7 @@ func TestSimulateClusterInvalid(t *testing.T) {
 // true instant the simulator recorded.
 func TestClusterClockOffsetAndDrift(t *testing.T) {
 	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
-	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+	res, err := dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
 		Start: start,
 		// A bound wide enough for 4.5 minutes of error: this test is
 		// about the clock, not about the ledger refusing it.
@@ -212,7 +212,7 @@ func TestClusterDeterministic(t *testing.T) {
 		attempt            int
 	}
 	once := func() []run {
-		res, err := dstsafetest.SimulateCluster(context.Background(), c, 48*time.Hour)
+		res, err := dstsafetest.SimulateCluster(simCtx(t), c, 48*time.Hour)
 		require.NoError(t, err)
 		dstsafetest.RequireClusterOnce(t, res)
 		var out []run
@@ -233,7 +233,7 @@ func TestClusterDeterministic(t *testing.T) {
 func TestClusterCrashWhileWorking(t *testing.T) {
 	start := time.Date(2024, 11, 2, 6, 0, 0, 0, time.UTC)
 	var replica1 *dstsafetest.Replica
-	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+	res, err := dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
 		Start:    start,
 		Replicas: []dstsafetest.ReplicaSpec{{Offset: -time.Second}, {Offset: time.Second}},
 		Setup: func(r *dstsafetest.Replica) error {
@@ -268,7 +268,7 @@ func TestClusterCrashWhileWorking(t *testing.T) {
 }
 
 func TestRequireSkewRefusedFails(t *testing.T) {
-	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+	res, err := dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
 		Start:    time.Date(2024, 11, 2, 6, 0, 0, 0, time.UTC),
 		Replicas: []dstsafetest.ReplicaSpec{{}, {Offset: time.Second}},
 		Setup:    clusterJobs("America/Chicago", "30 1 * * *"),

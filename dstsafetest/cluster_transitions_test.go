@@ -1,7 +1,6 @@
 package dstsafetest_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -166,7 +165,7 @@ func TestClusterTransitions(t *testing.T) {
 		for _, zone := range []string{"America/Chicago", "Europe/London", "Australia/Lord_Howe", "Pacific/Apia",
 			"America/Sao_Paulo", "America/Havana", "America/Santiago"} {
 			t.Run(zone+"/2024-2026", func(t *testing.T) {
-				res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+				res, err := dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
 					Start: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
 					// No drift here: 10 ppm over three years is 16 minutes.
 					Replicas: []dstsafetest.ReplicaSpec{{}, {Offset: documentedMaxClockOffset}, {Offset: -documentedMaxClockOffset}},
@@ -186,7 +185,7 @@ func TestClusterTransitions(t *testing.T) {
 				if sc.crashes != nil {
 					crashes = sc.crashes(c.at)
 				}
-				res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+				res, err := dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
 					Start:    c.at.Add(-26 * time.Hour),
 					Replicas: sc.replicas,
 					Setup:    clusterJobs(c.zone, c.daily),

@@ -1,7 +1,6 @@
 package dstsafetest_test
 
 import (
-	"context"
 	"os"
 	"testing"
 	"time"
@@ -36,7 +35,7 @@ func TestClusterMixedZoneData(t *testing.T) {
 			for i, tr := range tc.trees {
 				specs[i] = dstsafetest.ReplicaSpec{Zones: tr, Offset: time.Duration(i) * time.Second}
 			}
-			res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+			res, err := dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
 				Start:    time.Date(2023, 6, 4, 0, 0, 0, 0, time.UTC),
 				Replicas: specs,
 				Setup:    clusterJobs("America/Mexico_City", "30 1 * * *"),

@@ -148,12 +148,16 @@ func (s snippet) source(pkg string) string {
 	header := fmt.Sprintf("// %s:%d\n\n", s.doc, s.line)
 	if strings.HasPrefix(s.code, "package ") {
 		_, rest, _ := strings.Cut(s.code, "\n")
-		return header + "package " + pkg + "\n" + rest
+		// A //line directive: the compiler, go vet and a failing test's
+		// trace name the Markdown file and line, not this copy.
+		return header + "package " + pkg + "\n" + fmt.Sprintf("//line %s:%d\n", s.doc, s.line+2) + rest
 	}
 	imports := map[string]string{"context": "context", "testing": "testing"}
 	var body []string
+	hoisted := 0
 	for _, l := range strings.Split(strings.TrimRight(s.code, "\n"), "\n") {
 		if m := importLine.FindStringSubmatch(l); m != nil && len(body) == 0 {
+			hoisted++
 			name := m[1]
 			if name == "" {
 				name = filepath.Base(m[2])
@@ -186,6 +190,7 @@ func (s snippet) source(pkg string) string {
 		}
 	}
 	b.WriteString(")\n\nfunc _(ctx context.Context, t *testing.T) (err error) {\n")
+	fmt.Fprintf(&b, "//line %s:%d\n", s.doc, s.line+1+hoisted)
 	b.WriteString(text + "\n")
 	last := strings.TrimSpace(body[len(body)-1])
 	if !strings.HasPrefix(last, "return") {
