@@ -109,6 +109,8 @@ type Scheduler struct {
 	// whether the last claim was refused for it.
 	maxClockOffset time.Duration
 	skew           skewState
+	// claimIDs names each period claim (ClaimRequest.ID) across its tries.
+	claimIDs *claimIDs
 }
 
 // runState is one call of Run (or Simulate).
@@ -186,6 +188,7 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 		jobs:         make(map[string]*job),
 		cfgErr:       cfg.err,
 		health:       newHealth(memoryDefault, cfg.startup),
+		claimIDs:     newClaimIDs(),
 	}
 	s.maxClockOffset = cfg.maxClockOffset
 	return s

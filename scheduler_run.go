@@ -151,11 +151,14 @@ func (s *Scheduler) execute(env runEnv, j *job, t task) outcome {
 func (s *Scheduler) claim(env runEnv, j *job, t task) (Record, error) {
 	o := t.o
 	var rec Record
+	// One ID for every try: a try whose answer was lost after the store
+	// committed is found by the next one as this claim's own.
+	id := s.claimIDs.next()
 	err := s.ledgerCall(env, j.name, "run claim failed", func(ctx context.Context) error {
 		var err error
 		rec, err = s.ledger.Claim(ctx, s.stamp(ClaimRequest{
 			Job: j.name, Period: o.Period, Owner: s.owner, Lease: t.spec.cfg.lease, Retry: env.claimPolicy(t),
-			Schedule: s.fingerprintNow(j),
+			Schedule: s.fingerprintNow(j), ID: id,
 		}))
 		return err
 	})
