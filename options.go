@@ -20,7 +20,7 @@ type schedulerConfig struct {
 	observers    []Observer
 	startup      time.Duration
 	err          error // the first bad option: Add, Update and Run return it
-	// maxClockOffset: WithMaxClockOffset (scheduler_skew.go).
+	// maxClockOffset: WithMaxClockOffset (stage_claim_skew.go).
 	maxClockOffset time.Duration
 }
 

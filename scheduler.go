@@ -105,7 +105,7 @@ type Scheduler struct {
 	// watches are the periods found due and not ended, by deadline
 	// (event.AtRisk). Guarded by mu.
 	watches watches
-	// Clock skew (scheduler_skew.go): the offset claims allow, and
+	// Clock skew (stage_claim_skew.go): the offset claims allow, and
 	// whether the last claim was refused for it.
 	maxClockOffset time.Duration
 	skew           skewState
