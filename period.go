@@ -68,7 +68,7 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 	dropped := 0
 	// The old schedules' periods before each edit, then the current one's
 	// from the last edit on: an edit never makes a period retroactive.
-	var tookEffect time.Time
+	var tookEffect, floor time.Time
 	for _, e := range edits {
 		end := e.at.Add(-time.Nanosecond)
 		if e.spec != nil {
@@ -79,7 +79,7 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		if end.After(cursor) {
 			cursor = end
 		}
-		tookEffect = end
+		tookEffect, floor = end, e.floor
 	}
 	if len(edits) > 0 {
 		next, hasNext = spec.nextAfter(cursor)
@@ -94,13 +94,29 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		next, hasNext = spec.nextAfter(cursor)
 	}
 
+	// Reconciled: the periods of the recovery window this pass does not
+	// hold, compared with the ledger's records (stage_reconcile.go). The
+	// missing ones join due (older first), for the catch-up and pause
+	// policies; the takeovers are claimed over their old attempt.
+	rec, ok := s.reconcile(rs, j, spec, now, due)
+	if !ok {
+		s.mu.Lock()
+		j.planning, j.primed = false, false
+		s.mu.Unlock()
+		return
+	}
+	if len(rec.missing) > 0 {
+		due = append(rec.missing, due...)
+	}
+	takeovers := rec.takeovers
+
 	var late map[string]*watch // past their deadline already
-	if len(due) > 0 {
+	if len(due)+len(takeovers) > 0 {
 		// Watched from now on, before any ledger call: a period due while
 		// the ledger is down is at risk at its deadline, not silent.
 		s.mu.Lock()
 		if !j.removed {
-			late = s.watchDue(j.name, due, now)
+			late = s.watchDue(j.name, append(takeovers, due...), now)
 		}
 		s.mu.Unlock()
 	}
@@ -133,11 +149,14 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 				s.unwatchLocked(j.name, t.o.Period) // the job is done: not missed
 			}
 			s.mu.Unlock()
-			due, hasNext = nil, false
+			due, hasNext, takeovers = nil, false, nil
 			s.log.Info("run limit reached: job done", "job", j.name, "max_runs", spec.cfg.maxRuns)
 		}
 	}
 	run, skip := spec.cfg.plan(due, now)
+	if len(takeovers) > 0 {
+		run = append(takeovers, run...)
+	}
 
 	var batch, overlapped []task
 	serial := false
@@ -145,6 +164,7 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 	s.mu.Lock()
 	j.cursor, j.next, j.hasNext, j.fresh = cursor, next, hasNext, true
 	j.planning = false
+	s.markOpenLocked(j, rec.open)
 	if !j.removed {
 		switch {
 		case len(j.edits) > 0:
@@ -195,7 +215,7 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		for _, t := range run {
 			s.emitTask(event.Due, j.name, t, 0, "", nil)
 			if late[t.o.Period] != nil {
-				s.emitTask(event.AtRisk, j.name, t, 0, riskNotClaimed, nil)
+				s.report(rs, event.AtRisk, j.name, t, riskNotClaimed, nil)
 			}
 		}
 	}
@@ -212,7 +232,10 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 		s.skip(rs, j, t, reasonOverlap)
 	}
 	if len(edits) > 0 {
-		s.markTookEffect(rs, j, spec, tookEffect, due)
+		s.markTookEffect(rs, j, spec, tookEffect, floor, due)
+	}
+	for _, a := range rec.alerts {
+		s.report(rs, a.typ, j.name, a.t, a.reason, nil)
 	}
 	switch {
 	case batch == nil && !serial:

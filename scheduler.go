@@ -111,6 +111,11 @@ type Scheduler struct {
 	skew           skewState
 	// claimIDs names each period claim (ClaimRequest.ID) across its tries.
 	claimIDs *claimIDs
+	// open are the jobs with periods in their recovery window that are
+	// not final: the loop reconciles each at every wake (stage_reconcile.go),
+	// from nextSweep on. Guarded by mu.
+	open      map[*job]struct{}
+	nextSweep time.Time
 }
 
 // runState is one call of Run (or Simulate).
@@ -241,7 +246,7 @@ func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context
 		return fail(errDuplicateJob)
 	}
 	s.seq++
-	j := &job{name: name, seq: s.seq, spec: spec, qi: -1}
+	j := &job{name: name, seq: s.seq, spec: spec, qi: -1, added: s.clock.Now()}
 	s.jobs[name] = j
 	if rs := s.run; rs != nil {
 		j.planning = true
@@ -306,7 +311,8 @@ func (s *Scheduler) Update(name string, sched Schedule, opts ...JobOption) error
 		// Not running: a later Run finds the change from the ledger.
 		return nil
 	}
-	j.edits = append(j.edits, edit{spec: old, at: at})
+	j.edits = append(j.edits, edit{spec: old, at: at, floor: j.added})
+	j.since = at
 	if j.planning {
 		return nil // the planner sees the edit when it is done
 	}
@@ -331,6 +337,7 @@ func (s *Scheduler) Remove(name string) error {
 	}
 	delete(s.jobs, name)
 	j.removed = true
+	s.markOpenLocked(j, false)
 	for k := range s.watches.byKey {
 		if k.job == name {
 			s.unwatchLocked(k.job, k.period)
@@ -490,6 +497,10 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	s.mu.Lock()
 	s.run, s.sleeping = nil, false
 	s.unwatchAll()
+	for j := range s.open {
+		j.open = false
+	}
+	s.open, s.nextSweep = nil, time.Time{}
 	s.mu.Unlock()
 	if rs.failed != nil {
 		return rs.failed
@@ -518,9 +529,15 @@ func (s *Scheduler) loop(rs *runState) {
 			s.atRisk(rs, expired)
 			continue // the clock moved while observers ran: look again
 		}
+		// Jobs with periods that are not final are reconciled at every
+		// wake interval, also under Simulate.
+		sweepAt := s.sweepLocked(rs, now)
 		var wakeAt time.Time
 		if s.queue.Len() > 0 {
 			wakeAt = s.queue.peek().due
+		}
+		if !sweepAt.IsZero() && (wakeAt.IsZero() || sweepAt.Before(wakeAt)) {
+			wakeAt = sweepAt
 		}
 		if (rs.sim == nil || !rs.sim.fakeTime) && s.wakeInterval > 0 {
 			if limit := now.Add(s.wakeInterval); wakeAt.IsZero() || limit.Before(wakeAt) {

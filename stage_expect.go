@@ -84,6 +84,7 @@ func (s *Scheduler) prime(rs *runState, j *job) bool {
 		}
 		s.mu.Lock()
 		j.primed, j.cursor, j.fresh = true, cursor, false
+		j.since = now
 		j.edits = append(edits, j.edits...)
 		s.mu.Unlock()
 		return true

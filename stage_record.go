@@ -11,9 +11,14 @@ import (
 // markTookEffect records the latest period of spec at or before at (the
 // instant before it took effect) as skipped, unless it is among due: it
 // never runs, and a restart finds in the ledger when spec took effect.
-func (s *Scheduler) markTookEffect(rs *runState, j *job, spec *jobSpec, at time.Time, due []task) {
+// A period at or before floor (the job's Add, for an Update) is left
+// alone: it was due before the job existed, so it was never this
+// schedule's to run. (Issue 29's second service under another schedule,
+// which wrote such a record at its start, is refused by the job registry
+// before it plans anything.)
+func (s *Scheduler) markTookEffect(rs *runState, j *job, spec *jobSpec, at, floor time.Time, due []task) {
 	o, ok := spec.lastAtOrBefore(at)
-	if !ok {
+	if !ok || !o.At.After(floor) {
 		return
 	}
 	for _, t := range due {

@@ -112,6 +112,7 @@ func (s *Scheduler) execute(env runEnv, j *job, t task) outcome {
 	}
 	retry := t.spec.cfg.retry
 	var out outcome
+	recorded := false
 	for {
 		rec, err := s.claim(env, j, t)
 		if err != nil {
@@ -126,7 +127,8 @@ func (s *Scheduler) execute(env runEnv, j *job, t task) outcome {
 				return out
 			}
 		}
-		fire, again := s.invoke(env, j, t, rec, slot)
+		fire, again, ok := s.invoke(env, j, t, rec, slot)
+		recorded = ok
 		out.fire, out.ran = fire, true
 		if fire.Err == nil || !again || !retry.Failed || rec.Attempt >= retry.MaxAttempts {
 			break
@@ -135,7 +137,10 @@ func (s *Scheduler) execute(env runEnv, j *job, t task) outcome {
 			break
 		}
 	}
-	if out.fire.Err != nil {
+	if out.fire.Err != nil && recorded {
+		// Recorded as failed with no retry left here. A failure the
+		// ledger did not record (its lease lost, the ledger down) is the
+		// record's to decide: abandoned, then reconciled.
 		s.periodEnded(j.name, t, missedFailed)
 		s.pauseOnFailure(env, j, t)
 	}
@@ -165,9 +170,9 @@ func (s *Scheduler) sleep(env runEnv, d time.Duration) bool {
 
 // invoke runs one claimed attempt: the job under a heartbeat (and timeout),
 // then Finish with the outcome (the run slot's first, under WithMaxRuns).
-// It returns the run, and whether a failure may be retried (not when a
-// newer period cancelled it).
-func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot) (Fire, bool) {
+// It returns the run, whether a failure may be retried (not when a newer
+// period cancelled it), and whether the ledger recorded the outcome.
+func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot) (Fire, bool, bool) {
 	ctx, cfg := env.ctx, &t.spec.cfg
 	run := t.spec.runOf(j.name, t.o, rec)
 	started := s.clock.Now()
@@ -285,7 +290,7 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 	}
 	f := Fire{Run: run, Started: started, Err: err}
 	env.sim.recordFire(f)
-	return f, !cancelled
+	return f, !cancelled, ferr == nil
 }
 
 // logRun logs msg, a constant ("run start"), with the run's attributes, in

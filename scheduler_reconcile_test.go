@@ -1,0 +1,181 @@
+package dstsafe_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/dstsafetest"
+	"github.com/dstsafe/dstsafe/event"
+)
+
+// billingCluster runs three replicas of a billing service (one job,
+// "30 1 * * *" in Chicago, opts) through the 2024-11-03 fold, r0's clock
+// a second ahead so that it claims 01:30 first, and crashes r0 mid-run
+// of that period; restartAfter < 0 keeps it down.
+func billingCluster(t *testing.T, replicas int, restartAfter time.Duration, opts ...dstsafe.JobOption) (*dstsafetest.ClusterResult, []*eventLog) {
+	t.Helper()
+	setup := func(r *dstsafetest.Replica) error {
+		chicago, err := r.LoadLocation("America/Chicago")
+		if err != nil {
+			return err
+		}
+		billing, err := dstsafe.ParseCron("30 1 * * *", dstsafe.WithLocation(chicago))
+		if err != nil {
+			return err
+		}
+		return r.Add("billing", billing, func(ctx context.Context, run dstsafe.Run) error {
+			return r.Sleep(ctx, 10*time.Second) // charge the customers of run.RunDate
+		}, opts...)
+	}
+	specs := make([]dstsafetest.ReplicaSpec, replicas)
+	specs[0].Offset = time.Second
+	logs := make([]*eventLog, replicas)
+	for i := range specs {
+		logs[i] = &eventLog{}
+		specs[i].Options = []dstsafe.SchedulerOption{dstsafe.WithObserver(logs[i])}
+	}
+	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+		Start:    time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC),
+		Replicas: specs,
+		Setup:    setup,
+		Crashes: []dstsafetest.Crash{{Replica: 0, Point: dstsafetest.CrashMidRun, Job: "billing",
+			Period: "2024-11-03T01:30:00", RestartAfter: restartAfter}},
+	}, 48*time.Hour)
+	require.NoError(t, err)
+	return res, logs
+}
+
+// attemptsOf lists the executions of period, in order.
+func attemptsOf(res *dstsafetest.ClusterResult, period string) []dstsafetest.Execution {
+	var out []dstsafetest.Execution
+	for _, e := range res.Executions {
+		if e.Run.Period == period {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// eventsOf lists the events of typ about period, across replicas' logs.
+func eventsOf(logs []*eventLog, typ event.Type, period string) []dstsafe.Event {
+	var out []dstsafe.Event
+	for _, l := range logs {
+		for _, e := range l.all() {
+			if e.Type == typ && e.Period == period {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// A replica SIGKILLed mid-run of the 2024-11-03 bill, with
+// RetryPolicy{MaxAttempts: 3, Abandoned: true}: its claim lapses after
+// the lease (a minute), and a surviving replica's reconciler, which looks
+// at the open period at every wake (a minute), takes it over as attempt
+// 2 within lease + wake interval of the crash. Before the reconciler
+// nobody ever ran it again: the survivors only reported it at risk, each.
+func TestReconcileTakesOverAbandoned(t *testing.T) {
+	const period = "2024-11-03T01:30:00"
+	res, logs := billingCluster(t, 3, -1, dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 3, Abandoned: true}, 0))
+	require.Len(t, res.Crashes, 1)
+	crash := res.Crashes[0].At
+
+	runs := attemptsOf(res, period)
+	require.Len(t, runs, 2, "the crashed attempt, then the takeover: %+v", runs)
+	require.Equal(t, "r0", runs[0].Owner)
+	require.Equal(t, 1, runs[0].Run.Attempt)
+	require.NotEqual(t, "r0", runs[1].Owner)
+	require.Equal(t, 2, runs[1].Run.Attempt)
+	latency := runs[1].At.Sub(crash)
+	require.LessOrEqual(t, latency, dstsafe.DefaultLease+time.Minute, "takeover within lease + wake interval")
+	t.Logf("takeover %v after the crash (simulated time)", latency)
+	require.Empty(t, eventsOf(logs, event.Missed, period), "it ran: not missed")
+	require.Len(t, attemptsOf(res, "2024-11-04T01:30:00"), 1)
+}
+
+// The only replica is SIGKILLed mid-run and restarted five minutes later,
+// after its lease: the new process's first pass finds the period
+// abandoned in its recovery window and runs attempt 2. Before, it resumed
+// after the abandoned record's StartedAt, which is after the due instant,
+// and the bill was never run.
+func TestReconcileRestartTakesOverAbandoned(t *testing.T) {
+	const period = "2024-11-03T01:30:00"
+	res, _ := billingCluster(t, 1, 5*time.Minute, dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 3, Abandoned: true}, 0))
+	runs := attemptsOf(res, period)
+	require.Len(t, runs, 2, "%+v", runs)
+	require.Equal(t, "r0", runs[0].Owner)
+	require.Equal(t, "r0#1", runs[1].Owner)
+	require.Equal(t, 2, runs[1].Run.Attempt)
+	// At is when the 10 s run returned.
+	require.LessOrEqual(t, runs[1].At.Sub(res.Crashes[0].At), 5*time.Minute+11*time.Second, "at the restart")
+}
+
+// With the default policy (no takeover) the abandoned bill is not run
+// again, and the three replicas raise one page for it: exactly one
+// event.AtRisk, then exactly one event.Missed, across all of them (the
+// first replica to record the alert in the ledger reports it). Before,
+// each survivor raised its own at-risk alert at the deadline and no
+// Missed followed.
+func TestReconcileOnePagePerPeriod(t *testing.T) {
+	const period = "2024-11-03T01:30:00"
+	res, logs := billingCluster(t, 3, -1)
+	require.Len(t, attemptsOf(res, period), 1, "no takeover by default")
+	risk := eventsOf(logs, event.AtRisk, period)
+	missed := eventsOf(logs, event.Missed, period)
+	require.Len(t, risk, 1, "%+v", risk)
+	require.Len(t, missed, 1, "%+v", missed)
+	require.False(t, missed[0].At.Before(risk[0].At), "Missed follows AtRisk")
+	for _, l := range logs {
+		types := l.types("billing", period)
+		ir, im := slices.Index(types, event.AtRisk), slices.Index(types, event.Missed)
+		if im >= 0 {
+			require.True(t, ir >= 0 && ir < im, "the replica that reports Missed reported AtRisk first: %v", types)
+		}
+	}
+	due := attemptsOf(res, period)[0].Run.Due
+	t.Logf("at risk %v after due, missed %v after due, crash %v after due (replica clocks, simulated time)",
+		risk[0].At.Sub(due), missed[0].At.Sub(due), res.Crashes[0].At.Sub(due))
+}
+
+// An operator releases a failed period (`dstsafe ledger retry`,
+// ControlLedger.Release) of a job with no retry policy: the running
+// Scheduler runs it again, as attempt 2, within one wake interval.
+func TestReconcileRunsReleasedPeriod(t *testing.T) {
+	chicago := zone(t, "America/Chicago")
+	start := time.Date(2024, 11, 3, 6, 29, 0, 0, time.UTC) // 01:29 CDT
+	s, clock, ledger := newSim(t, start)
+	fail := true
+	require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)),
+		func(context.Context, dstsafe.Run) error {
+			if fail {
+				fail = false
+				return errors.New("card processor down")
+			}
+			return nil
+		}))
+	h := startRun(t, s)
+	const period = "2024-11-03T01:30:00"
+	due := time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC)
+	h.advanceTo(clock, due)
+	h.settle(due)
+	rec, err := ledger.Get(context.Background(), "billing", period)
+	require.NoError(t, err)
+	require.Equal(t, dstsafe.StateFailed, rec.State)
+
+	_, err = ledger.Release(context.Background(), "billing", period, "ops", "processor back")
+	require.NoError(t, err)
+	wake := due.Add(time.Minute)
+	h.advanceTo(clock, wake)
+	h.settle(wake)
+	rec, err = ledger.Get(context.Background(), "billing", period)
+	require.NoError(t, err)
+	require.Equal(t, dstsafe.StateSucceeded, rec.State, "run again within a wake interval")
+	require.Equal(t, 2, rec.Attempt)
+}
