@@ -168,6 +168,12 @@ func TestReconcileRunsReleasedPeriod(t *testing.T) {
 	rec, err := ledger.Get(context.Background(), "billing", period)
 	require.NoError(t, err)
 	require.Equal(t, dstsafe.StateFailed, rec.State)
+	d, err := s.Describe(context.Background(), "billing", 0)
+	require.NoError(t, err)
+	require.Len(t, d.Recovery, 1, "Describe classifies the recovery window as the reconciler does")
+	require.Equal(t, period, d.Recovery[0].Period)
+	require.Equal(t, dstsafe.PeriodFailed, d.Recovery[0].Status)
+	require.Equal(t, dstsafe.ActionReportMissed, d.Recovery[0].Action)
 
 	_, err = ledger.Release(context.Background(), "billing", period, "ops", "processor back")
 	require.NoError(t, err)

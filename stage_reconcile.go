@@ -1,6 +1,7 @@
 package dstsafe
 
 import (
+	"context"
 	"strconv"
 	"time"
 
@@ -215,6 +216,40 @@ func (s *Scheduler) reconcile(rs *runState, j *job, spec *jobSpec, now time.Time
 	}
 	s.pruneAlerts(j, seen)
 	return r, true
+}
+
+// windowChecks classifies the periods of job's recovery window due by
+// now, as the reconciler does, for Describe.
+func (s *Scheduler) windowChecks(ctx context.Context, job string, spec *jobSpec, now time.Time, paused bool) ([]PeriodCheck, error) {
+	window := spec.cfg.recoveryWindow()
+	var expected []task
+	for o, more := spec.nextAfter(now.Add(-window - spec.cfg.jitter)); more && !o.At.After(now) && len(expected) < maxReconciled; o, more = spec.nextAfter(o.At) {
+		if t := spec.taskOf(job, o); !t.start.After(now) && now.Sub(t.start) <= window {
+			expected = append(expected, t)
+		}
+	}
+	if len(expected) == 0 {
+		return nil, nil
+	}
+	from := expected[0].o.Period
+	for _, t := range expected[1:] {
+		from = min(from, t.o.Period)
+	}
+	recs, err := s.ledger.List(ctx, job, from, "")
+	if err != nil {
+		return nil, err
+	}
+	byPeriod := make(map[string]Record, len(recs))
+	for _, r := range recs {
+		byPeriod[r.Period] = r
+	}
+	p := CheckPolicy{Retry: spec.cfg.retry, RetryBackoff: spec.cfg.retryBackoff, Paused: paused}
+	out := make([]PeriodCheck, 0, len(expected))
+	for _, t := range expected {
+		rec, ok := byPeriod[t.o.Period]
+		out = append(out, checkPeriod(t.o, rec, ok, p, deadlineOf(t), now))
+	}
+	return out, nil
 }
 
 // markOpen marks j as having periods that are not final: the loop
