@@ -497,10 +497,7 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	s.mu.Lock()
 	s.run, s.sleeping = nil, false
 	s.unwatchAll()
-	for j := range s.open {
-		j.open = false
-	}
-	s.open, s.nextSweep = nil, time.Time{}
+	s.nextSweep = time.Time{} // the open jobs stay open: the next Run sweeps them
 	s.mu.Unlock()
 	if rs.failed != nil {
 		return rs.failed
