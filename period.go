@@ -57,6 +57,7 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 	now := s.clock.Now()
 	s.mu.Lock()
 	spec, edits, cursor := j.spec, j.edits, j.cursor
+	handled := cursor // periods after it are this pass's due
 	next, hasNext := j.next, j.hasNext
 	if !j.fresh {
 		next, hasNext = spec.nextAfter(cursor)
@@ -98,7 +99,7 @@ func (s *Scheduler) plan(rs *runState, j *job, inline bool) {
 	// hold, compared with the ledger's records (stage_reconcile.go). The
 	// missing ones join due (older first), for the catch-up and pause
 	// policies; the takeovers are claimed over their old attempt.
-	rec, ok := s.reconcile(rs, j, spec, now, due)
+	rec, ok := s.reconcile(rs, j, spec, now, handled, due)
 	if !ok {
 		s.mu.Lock()
 		j.planning, j.primed = false, false

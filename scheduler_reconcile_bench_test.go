@@ -3,6 +3,7 @@ package dstsafe_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -24,7 +25,7 @@ func (l *listCounter) List(ctx context.Context, job, from, to string) ([]dstsafe
 
 // BenchmarkReconcileWake measures what the reconciler costs per wake of
 // the loop against the number of jobs: N daily jobs (none due in the
-// measured hour), 10 of them with an abandoned period in their recovery
+// measured hours), 10 of them with an abandoned period in their recovery
 // window that no policy takes over (so they stay open, and every wake
 // reconciles them, for an operator's release). The cost per wake, and the
 // ledger List calls per wake, depend on the open jobs only, not on N:
@@ -40,10 +41,10 @@ func BenchmarkReconcileWake(b *testing.B) {
 			s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithOwner("bench"))
 			ctx := context.Background()
 			for i := range n {
-				// Jobs 0..9 were due at 11:50, the rest from 13:00 on.
+				// Jobs 0..9 were due at 11:50, the rest on the 15th.
 				spec := fmt.Sprintf("%d %d * * *", 50, 11)
 				if i >= open {
-					spec = fmt.Sprintf("%d %d * * *", i%60, 13+i/60%10)
+					spec = fmt.Sprintf("%d %d 15 * *", i%60, i/60%24)
 				}
 				name := "job-" + strconv.Itoa(i)
 				if err := s.Add(name, mustCron(b, spec), nop, dstsafe.WithRecoveryWindow(24*time.Hour)); err != nil {
@@ -59,18 +60,24 @@ func BenchmarkReconcileWake(b *testing.B) {
 				b.Fatal(err)
 			}
 			var wakes, lists int64
-			var spent time.Duration
+			var spent, cpu time.Duration
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
 			for b.Loop() {
 				l0 := ledger.lists.Load()
-				t := time.Now()
+				t, c := time.Now(), processCPU()
 				if _, err := dstsafe.Simulate(ctx, s, 50*time.Minute); err != nil {
 					b.Fatal(err)
 				}
 				spent += time.Since(t)
+				cpu += processCPU() - c
 				lists += ledger.lists.Load() - l0
 				wakes += 50 // one sweep a minute
 			}
+			runtime.ReadMemStats(&m1)
 			b.ReportMetric(float64(spent.Nanoseconds())/1e3/float64(wakes), "µs/wake")
+			b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(wakes), "cpu-µs/wake")
+			b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(wakes), "allocs/wake")
 			b.ReportMetric(float64(lists)/float64(wakes), "lists/wake")
 		})
 	}

@@ -81,20 +81,34 @@ type alert struct {
 // reconcile is the reconciler's step of a job's pass (plan): it lists the
 // ledger's records of the job's recovery window once and classifies every
 // period of the window the pass does not already hold in due (CheckPeriods'
-// classification). Periods this Scheduler holds (the job is running or
-// queued here) are left to their runner: their missing records and
-// takeovers wait for a pass when the job is idle here. ok is false when
-// Run stops or the ledger failed for good.
-func (s *Scheduler) reconcile(rs *runState, j *job, spec *jobSpec, now time.Time, due []task) (r reconciled, ok bool) {
+// classification). Only periods at or before handled (the cursor when
+// the pass began) are looked at: those after it are the pass's due, so a
+// job that comes due with nothing open behind it makes no ledger call and
+// walks no occurrence here. Periods this Scheduler holds (the job is
+// running or queued here) are left to their runner: their missing
+// records and takeovers wait for a pass when the job is idle here. ok is
+// false when Run stops or the ledger failed for good.
+func (s *Scheduler) reconcile(rs *runState, j *job, spec *jobSpec, now, handled time.Time, due []task) (r reconciled, ok bool) {
 	window := spec.cfg.recoveryWindow()
-	inDue := make(map[string]bool, len(due))
-	for _, t := range due {
-		inDue[t.o.Period] = true
+	from := now.Add(-window - spec.cfg.jitter)
+	if !handled.After(from) {
+		s.pruneAlerts(j, nil)
+		return r, true // nothing behind the cursor within the window
+	}
+	// due is oldest first and usually one period: a scan, not a map (a
+	// pass runs at every fire).
+	inDue := func(p string) bool {
+		for i := len(due) - 1; i >= 0; i-- {
+			if due[i].o.Period == p {
+				return true
+			}
+		}
+		return false
 	}
 	var expected []task
-	for o, more := spec.nextAfter(now.Add(-window - spec.cfg.jitter)); more && !o.At.After(now); o, more = spec.nextAfter(o.At) {
+	for o, more := spec.nextAfter(from); more && !o.At.After(now); o, more = spec.nextAfter(o.At) {
 		t := spec.taskOf(j.name, o)
-		if t.start.After(now) || inDue[o.Period] || now.Sub(t.start) > window {
+		if t.start.After(now) || now.Sub(t.start) > window || inDue(o.Period) {
 			continue
 		}
 		if len(expected) == maxReconciled {
@@ -106,11 +120,11 @@ func (s *Scheduler) reconcile(rs *runState, j *job, spec *jobSpec, now time.Time
 		s.pruneAlerts(j, nil)
 		return r, true // nothing due in the window: no ledger call
 	}
-	from := expected[0].o.Period
+	fromKey := expected[0].o.Period
 	for _, t := range expected[1:] {
-		from = min(from, t.o.Period)
+		fromKey = min(fromKey, t.o.Period)
 	}
-	recs, err := s.ledger.List(rs.ctx, j.name, from, "")
+	recs, err := s.ledger.List(rs.ctx, j.name, fromKey, "")
 	if err != nil {
 		if rs.ctx.Err() != nil {
 			return r, false

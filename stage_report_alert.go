@@ -115,6 +115,9 @@ func (s *Scheduler) firstToAlert(rs *runState, job, period, kind, reason string)
 func (s *Scheduler) pruneAlerts(j *job, keep map[string]bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(j.alerted) == 0 {
+		return
+	}
 	for p := range j.alerted {
 		if !keep[p] {
 			delete(j.alerted, p)
