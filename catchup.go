@@ -12,8 +12,10 @@ import (
 // the scheduler noticed it. Periods the policy does not run are recorded as
 // StateSkipped in the ledger, so each period ends with exactly one record.
 // After a restart, missed periods are those after the job's latest record in
-// the ledger (looked for up to about 400 days back); a job with no record
-// starts fresh and catches up nothing.
+// the ledger (looked for up to about 400 days back), and, within the
+// recovery window (WithRecoveryWindow), those before it that have no
+// record (a replica died before claiming them while another recorded a
+// later one); a job with no record starts fresh and catches up nothing.
 //
 // Missed periods are counted under the schedule that was in force, never
 // under a newer one: a schedule edited between deploys (Kubernetes'

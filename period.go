@@ -7,7 +7,11 @@ package dstsafe
 //  1. expected (stage_expect.go): prime resumes the job from the ledger
 //     (its latest record) and plan collects the occurrences due since the
 //     cursor, under the schedule in force at each (edits never make a
-//     period retroactive).
+//     period retroactive); reconcile (stage_reconcile.go) compares the
+//     periods of the recovery window behind the cursor with the ledger
+//     (CheckPeriods, classify.go) and adds the missing ones and the
+//     takeovers. Jobs with open periods get a pass at every wake
+//     (sweepLocked).
 //  2. decided (stage_decide.go): the run limit and the pause (pauseOf,
 //     splitPaused), then the misfire threshold and catch-up policy
 //     (jobConfig.plan), then the overlap policy (in plan) split the due
@@ -24,7 +28,7 @@ package dstsafe
 //     period before an edit took effect.
 //  6. reported (stage_report.go): the deadline watch opened when the
 //     period came due ends with the outcome, or reports it at risk, then
-//     missed.
+//     missed, once across replicas (report, stage_report_alert.go).
 
 import (
 	"context"

@@ -61,6 +61,15 @@ func (e *JobError) Unwrap() error { return e.Err }
 // an old one back; and the ledger refuses a second claim of a period from
 // this or any other process, before or after a restart.
 //
+// It never forgets one either: that cursor is only an optimisation. Each
+// pass of a job also reconciles the job's recovery window
+// (WithRecoveryWindow) against the ledger, with the classification of
+// CheckPeriods, so a period abandoned by a crashed replica is taken over
+// (when the job's RetryPolicy allows it), a failed one retried, one an
+// operator released run, and one that will not run reported at risk and
+// then missed, once across replicas. A job with such open periods is
+// reconciled at every wake; the others are not touched.
+//
 // The cost of a fire does not grow with the number of jobs: the next due
 // instant of every job is kept in a heap, so the loop touches only the jobs
 // that are due, and everything that waits on the ledger (resuming a job
@@ -424,7 +433,10 @@ const primers = 16
 //
 // On start each job resumes after its latest record in the ledger, so a
 // restarted process neither repeats the period its predecessor ran nor
-// forgets the ones it missed (see CatchUpPolicy).
+// forgets the ones it missed (see CatchUpPolicy), and its first pass
+// reconciles the recovery window: a period its predecessor left abandoned
+// or failed is taken over by the job's RetryPolicy (see
+// WithRecoveryWindow).
 func (s *Scheduler) Run(ctx context.Context) error { return s.run1(ctx, nil) }
 
 // run1 is Run with the simulation seam: sim is nil in production; Simulate
