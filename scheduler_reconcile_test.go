@@ -185,3 +185,13 @@ func TestReconcileRunsReleasedPeriod(t *testing.T) {
 	require.Equal(t, dstsafe.StateSucceeded, rec.State, "run again within a wake interval")
 	require.Equal(t, 2, rec.Attempt)
 }
+
+// A negative recovery window cannot apply: Add says so, naming the option.
+func TestWithRecoveryWindowNegative(t *testing.T) {
+	s, _, _ := newSim(t, time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC))
+	err := s.Add("billing", mustCron(t, "30 1 * * *"), nop, dstsafe.WithRecoveryWindow(-time.Hour))
+	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
+	var ae *dstsafe.ArgError
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, "WithRecoveryWindow", ae.Func)
+}
