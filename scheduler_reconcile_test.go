@@ -195,3 +195,73 @@ func TestWithRecoveryWindowNegative(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, "WithRecoveryWindow", ae.Func)
 }
+
+// A period nobody recorded behind a later one that was (the replica that
+// should have claimed 01:15 died before claiming it; another recorded
+// 01:30): a replica that starts at 01:40 resumes after 01:30, the latest
+// record, and its first pass finds 01:15 missing in its recovery window
+// and runs it by the catch-up policy. Before, 01:15 was forgotten: the
+// cursor only looked after the latest record.
+func TestReconcileRunsMissingBehindLatestRecord(t *testing.T) {
+	ctx := context.Background()
+	start := time.Date(2024, 6, 1, 1, 40, 0, 0, time.UTC)
+	s, _, ledger := newSim(t, start)
+	for _, p := range []string{"2024-06-01T01:00:00", "2024-06-01T01:30:00"} {
+		r, err := ledger.Claim(ctx, dstsafe.ClaimRequest{Job: "sync", Period: p, Owner: "r0"})
+		require.NoError(t, err)
+		_, err = ledger.Finish(ctx, "sync", p, r.Token, dstsafe.StateSucceeded, "")
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.Add("sync", mustCron(t, "*/15 * * * *"), nop))
+	fires, err := dstsafe.Simulate(ctx, s, 10*time.Minute)
+	require.NoError(t, err)
+	var got []string
+	for _, f := range fires {
+		got = append(got, f.Period)
+	}
+	require.Equal(t, []string{"2024-06-01T01:15:00", "2024-06-01T01:45:00"}, got)
+	require.True(t, fires[0].Started.Equal(start), "run late, at the start")
+}
+
+// A bill that failed (the card processor was down) on the only replica,
+// which then died during its one-minute retry backoff and was restarted
+// at 01:35: the new process's first pass finds the failed period in its
+// recovery window, past its backoff, and retries it as attempt 2
+// (RetryPolicy{MaxAttempts: 3, Failed: true}). Before, it resumed after
+// the failed record and the bill was never retried.
+func TestReconcileRetriesFailedAfterRestart(t *testing.T) {
+	const period = "2024-11-03T01:30:00"
+	setup := func(r *dstsafetest.Replica) error {
+		chicago, err := r.LoadLocation("America/Chicago")
+		if err != nil {
+			return err
+		}
+		billing, err := dstsafe.ParseCron("30 1 * * *", dstsafe.WithLocation(chicago))
+		if err != nil {
+			return err
+		}
+		return r.Add("billing", billing, func(ctx context.Context, run dstsafe.Run) error {
+			if run.Attempt == 1 {
+				return errors.New("card processor down")
+			}
+			return nil
+		}, dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 3, Failed: true}, time.Minute))
+	}
+	crash := time.Date(2024, 11, 3, 6, 30, 30, 0, time.UTC) // 01:30:30 CDT, in the backoff
+	res, err := dstsafetest.SimulateCluster(context.Background(), dstsafetest.Cluster{
+		Start:    time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC),
+		Replicas: []dstsafetest.ReplicaSpec{{}},
+		Setup:    setup,
+		Crashes: []dstsafetest.Crash{{Replica: 0, Point: dstsafetest.CrashAtInstant, At: crash,
+			RestartAfter: 4*time.Minute + 30*time.Second}},
+	}, 48*time.Hour)
+	require.NoError(t, err)
+	runs := attemptsOf(res, period)
+	require.Len(t, runs, 2, "%+v", runs)
+	require.Equal(t, "r0", runs[0].Owner)
+	require.Error(t, runs[0].Err)
+	require.Equal(t, "r0#1", runs[1].Owner)
+	require.Equal(t, 2, runs[1].Run.Attempt)
+	require.NoError(t, runs[1].Err)
+	require.True(t, runs[1].At.Equal(crash.Add(4*time.Minute+30*time.Second)), "at the restart: %v", runs[1].At)
+}
