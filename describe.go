@@ -59,6 +59,12 @@ type Description struct {
 	// have not ended since (see event.AtRisk); empty when Run is not
 	// running.
 	AtRisk []string
+	// Recovery lists the periods of the job's recovery window
+	// (WithRecoveryWindow) due by now, oldest first, each with its status
+	// in the ledger and the action the reconciler takes about it: the
+	// classification of CheckPeriods, which the reconciler and `dstsafe
+	// ledger audit` share.
+	Recovery []PeriodCheck
 }
 
 // Upcoming is one coming occurrence of a job.
@@ -134,6 +140,9 @@ func (s *Scheduler) Describe(ctx context.Context, job string, n int) (Descriptio
 		if d.Pause, err = s.control.GetPause(ctx, job); err != nil {
 			return fail(err)
 		}
+	}
+	if d.Recovery, err = s.windowChecks(ctx, job, spec, now, d.Pause.Paused); err != nil {
+		return fail(err)
 	}
 	return d, nil
 }

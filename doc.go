@@ -99,6 +99,30 @@
 // in force (see [CatchUpPolicy]). The cost of a fire is O(log N) in the
 // number of jobs, and ledger I/O never runs on the loop goroutine.
 //
+// # A period's states
+//
+// Every due period ends in one recorded outcome: succeeded, skipped on
+// purpose, or missed, reported once. The Scheduler reconciles rather than
+// remembers: each pass of a job compares the periods of its recovery
+// window ([WithRecoveryWindow]) with the ledger's records and acts by
+// [CheckPeriods], the classification [Scheduler.Describe] and `dstsafe
+// ledger audit` show:
+//
+//	due ──claim──▶ running ──Finish──▶ succeeded | failed
+//	 │                │
+//	 │ pause,         └─lease ends─▶ abandoned
+//	 │ catch-up,                       │
+//	 ▼ overlap         failed/abandoned ├─RetryPolicy allows─▶ running (attempt n+1, any replica)
+//	skipped                            ├─operator release───▶ running (within a wake interval)
+//	                                   └─otherwise──────────▶ AtRisk, then Missed (once across replicas)
+//
+// The path of one period through a Scheduler is a sequence of stages, each
+// in its own file: expected (stage_expect.go), reconciled
+// (stage_reconcile.go), decided (stage_decide.go), claimed
+// (stage_claim.go), run (stage_run.go), recorded (stage_record.go),
+// reported (stage_report.go); period.go runs them in order. docs/scheduler.md
+// draws the states with who performs each transition.
+//
 // # Operating jobs
 //
 // Every period has a ledger record, so what operators decide about a job

@@ -122,10 +122,11 @@ func (s *Scheduler) claimSlot(env runEnv, j *job, t task) (*runSlot, error) {
 			continue
 		}
 		var rec Record
+		id := s.claimIDs.next()
 		err := s.ledgerCall(env, j.name, "run slot claim failed", func(ctx context.Context) error {
 			var err error
 			rec, err = s.ledger.Claim(ctx, s.stamp(ClaimRequest{Job: key, Period: p, Owner: s.owner,
-				Lease: t.spec.cfg.lease, Retry: slotRetry}))
+				Lease: t.spec.cfg.lease, Retry: slotRetry, ID: id}))
 			return err
 		})
 		switch {

@@ -79,8 +79,9 @@ func TestObserverEmitsEveryEventType(t *testing.T) {
 		}))
 		_, err := dstsafe.Simulate(ctx, a, time.Hour)
 		require.NoError(t, err)
-		// No retry: the period will not run by its schedule.
-		require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.Failed, event.Missed},
+		// No retry: the period will not run by its schedule. Missed
+		// always follows AtRisk: one page, then its resolution.
+		require.Equal(t, []event.Type{event.Due, event.Claimed, event.Started, event.Failed, event.AtRisk, event.Missed},
 			ev.types("sync", "2024-06-01T01:00:00"))
 		for _, e := range ev.all() {
 			switch e.Type {

@@ -20,7 +20,7 @@ type schedulerConfig struct {
 	observers    []Observer
 	startup      time.Duration
 	err          error // the first bad option: Add, Update and Run return it
-	// maxClockOffset: WithMaxClockOffset (scheduler_skew.go).
+	// maxClockOffset: WithMaxClockOffset (stage_claim_skew.go).
 	maxClockOffset time.Duration
 }
 
@@ -159,6 +159,7 @@ type jobConfig struct {
 	maxRuns      int
 	pauseAfter   int           // WithPauseOnFailure; 0: never
 	deadline     time.Duration // WithDeadline; 0: deadlineFactor x misfire
+	recovery     time.Duration // WithRecoveryWindow; 0: recoveryWindow's default
 	err          error         // the first bad option, returned by Add
 }
 

@@ -135,43 +135,6 @@ func (s *Scheduler) setPause(ctx context.Context, job string, paused bool, reaso
 	return nil
 }
 
-// pauseOf reads job's pause state for a planner, retrying a transient
-// ledger error with backoff until Run stops; false when it stops first
-// or the error is permanent (Run then fails). A ledger that is no
-// ControlLedger never pauses.
-func (s *Scheduler) pauseOf(rs *runState, job string) (Pause, bool) {
-	if s.control == nil {
-		return Pause{}, true
-	}
-	var p Pause
-	err := s.ledgerCall(rs.planEnv(), job, "run pause check failed", func(ctx context.Context) error {
-		var err error
-		p, err = s.control.GetPause(ctx, job)
-		if errors.Is(err, errNotSupported) {
-			p, err = Pause{}, nil
-		}
-		return err
-	})
-	return p, err == nil
-}
-
-// splitPaused takes out of due (oldest first) the periods that came due
-// while the job was paused: all of them while it is, and those due before
-// its resumption once it is not.
-func splitPaused(due []task, p Pause) (run, paused []task) {
-	if p.Paused {
-		return nil, due
-	}
-	if p.Since.IsZero() {
-		return due, nil
-	}
-	i := 0
-	for i < len(due) && due[i].start.Before(p.Since) {
-		i++
-	}
-	return due[i:], due[:i]
-}
-
 // pauseOnFailure pauses j when its latest n periods that were not skipped
 // all failed, after t ended failed. Best effort: a ledger error leaves the
 // decision to the next failure.

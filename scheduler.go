@@ -61,6 +61,15 @@ func (e *JobError) Unwrap() error { return e.Err }
 // an old one back; and the ledger refuses a second claim of a period from
 // this or any other process, before or after a restart.
 //
+// It never forgets one either: that cursor is only an optimisation. Each
+// pass of a job also reconciles the job's recovery window
+// (WithRecoveryWindow) against the ledger, with the classification of
+// CheckPeriods, so a period abandoned by a crashed replica is taken over
+// (when the job's RetryPolicy allows it), a failed one retried, one an
+// operator released run, and one that will not run reported at risk and
+// then missed, once across replicas. A job with such open periods is
+// reconciled at every wake; the others are not touched.
+//
 // The cost of a fire does not grow with the number of jobs: the next due
 // instant of every job is kept in a heap, so the loop touches only the jobs
 // that are due, and everything that waits on the ledger (resuming a job
@@ -105,10 +114,17 @@ type Scheduler struct {
 	// watches are the periods found due and not ended, by deadline
 	// (event.AtRisk). Guarded by mu.
 	watches watches
-	// Clock skew (scheduler_skew.go): the offset claims allow, and
+	// Clock skew (stage_claim_skew.go): the offset claims allow, and
 	// whether the last claim was refused for it.
 	maxClockOffset time.Duration
 	skew           skewState
+	// claimIDs names each period claim (ClaimRequest.ID) across its tries.
+	claimIDs *claimIDs
+	// open are the jobs with periods in their recovery window that are
+	// not final: the loop reconciles each at every wake (stage_reconcile.go),
+	// from nextSweep on. Guarded by mu.
+	open      map[*job]struct{}
+	nextSweep time.Time
 }
 
 // runState is one call of Run (or Simulate).
@@ -186,6 +202,7 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 		jobs:         make(map[string]*job),
 		cfgErr:       cfg.err,
 		health:       newHealth(memoryDefault, cfg.startup),
+		claimIDs:     newClaimIDs(),
 	}
 	s.maxClockOffset = cfg.maxClockOffset
 	return s
@@ -238,7 +255,7 @@ func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context
 		return fail(errDuplicateJob)
 	}
 	s.seq++
-	j := &job{name: name, seq: s.seq, spec: spec, qi: -1}
+	j := &job{name: name, seq: s.seq, spec: spec, qi: -1, added: s.clock.Now()}
 	s.jobs[name] = j
 	if rs := s.run; rs != nil {
 		j.planning = true
@@ -303,7 +320,8 @@ func (s *Scheduler) Update(name string, sched Schedule, opts ...JobOption) error
 		// Not running: a later Run finds the change from the ledger.
 		return nil
 	}
-	j.edits = append(j.edits, edit{spec: old, at: at})
+	j.edits = append(j.edits, edit{spec: old, at: at, floor: j.added})
+	j.since = at
 	if j.planning {
 		return nil // the planner sees the edit when it is done
 	}
@@ -328,6 +346,7 @@ func (s *Scheduler) Remove(name string) error {
 	}
 	delete(s.jobs, name)
 	j.removed = true
+	s.markOpenLocked(j, false)
 	for k := range s.watches.byKey {
 		if k.job == name {
 			s.unwatchLocked(k.job, k.period)
@@ -414,7 +433,10 @@ const primers = 16
 //
 // On start each job resumes after its latest record in the ledger, so a
 // restarted process neither repeats the period its predecessor ran nor
-// forgets the ones it missed (see CatchUpPolicy).
+// forgets the ones it missed (see CatchUpPolicy), and its first pass
+// reconciles the recovery window: a period its predecessor left abandoned
+// or failed is taken over by the job's RetryPolicy (see
+// WithRecoveryWindow).
 func (s *Scheduler) Run(ctx context.Context) error { return s.run1(ctx, nil) }
 
 // run1 is Run with the simulation seam: sim is nil in production; Simulate
@@ -487,6 +509,7 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	s.mu.Lock()
 	s.run, s.sleeping = nil, false
 	s.unwatchAll()
+	s.nextSweep = time.Time{} // the open jobs stay open: the next Run sweeps them
 	s.mu.Unlock()
 	if rs.failed != nil {
 		return rs.failed
@@ -515,9 +538,15 @@ func (s *Scheduler) loop(rs *runState) {
 			s.atRisk(rs, expired)
 			continue // the clock moved while observers ran: look again
 		}
+		// Jobs with periods that are not final are reconciled at every
+		// wake interval, also under Simulate.
+		sweepAt := s.sweepLocked(rs, now)
 		var wakeAt time.Time
 		if s.queue.Len() > 0 {
 			wakeAt = s.queue.peek().due
+		}
+		if !sweepAt.IsZero() && (wakeAt.IsZero() || sweepAt.Before(wakeAt)) {
+			wakeAt = sweepAt
 		}
 		if (rs.sim == nil || !rs.sim.fakeTime) && s.wakeInterval > 0 {
 			if limit := now.Add(s.wakeInterval); wakeAt.IsZero() || limit.Before(wakeAt) {

@@ -33,6 +33,21 @@ type job struct {
 	// cancelRun cancels the running period's context, for
 	// OverlapCancelRunning; nil when none runs.
 	cancelRun context.CancelCauseFunc
+	// added is when Add was called: an edit's took-effect record is never
+	// for a period before it.
+	added time.Time
+	// since is when this Scheduler put the job's schedule in force (Run's
+	// start, an Add while running, an Update that changed the schedule):
+	// the reconciler expects no period of it before since, or before the
+	// first period the ledger records under it.
+	since time.Time
+	// open: the job has periods in its recovery window that are not
+	// final (running elsewhere, abandoned, failed, released), so each
+	// wake reconciles it (Scheduler.open).
+	open bool
+	// alerted are the alerts this Scheduler has settled per period
+	// (reported here or found recorded by another replica).
+	alerted map[string]alertBits
 }
 
 // jobSpec is what Add or Update was given, checked; immutable. A run keeps
@@ -84,6 +99,12 @@ func (sp *jobSpec) taskOf(job string, o Occurrence) task {
 type edit struct {
 	spec *jobSpec
 	at   time.Time
+	// floor: the period recorded as skipped when the edit takes effect
+	// (markTookEffect) must be after it: for an Update, when the job was
+	// added, so that no record is written for a day before the job
+	// existed. Zero after a restart: that record is the only trace of
+	// when the new schedule took effect (TestSecondRestartAfterEdit).
+	floor time.Time
 }
 
 // newJobSpec checks a schedule and its options for job name, for Add and

@@ -93,14 +93,11 @@ func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ 
 	if err != nil {
 		return err
 	}
-	byPeriod := make(map[string]dstsafe.Record, len(recs))
-	for _, r := range recs {
-		byPeriod[r.Period] = r
-	}
 	var (
 		rows          []auditRow
 		total, notDue int
 		bad           int
+		expected      []dstsafe.Occurrence
 	)
 	for after := a.from.Add(-time.Nanosecond); ; {
 		o, ok := a.cron.NextOccurrence(after)
@@ -115,17 +112,22 @@ func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ 
 		if total++; total > maxAuditPeriods {
 			return usagef("audit: more than %d periods from %s to %s: audit a shorter range", maxAuditPeriods, f.from, f.to)
 		}
-		row := auditRow{Period: o.Period, Due: exact(o.At), due: o.At, Wall: o.Wall.String(), Kind: o.Kind.String()}
-		r, ok := byPeriod[o.Period]
-		switch {
-		case !ok:
-			row.Status = "missing"
-		case r.State == dstsafe.StateSucceeded:
+		expected = append(expected, o)
+	}
+	// The reconciler's classification, as a dry run: what a Scheduler
+	// would find about each period (dstsafe.CheckPeriods).
+	for _, c := range dstsafe.CheckPeriods(expected, recs, dstsafe.CheckPolicy{}, now) {
+		row := auditRow{Period: c.Period, Due: exact(c.Occurrence.At), due: c.Occurrence.At, Wall: c.Wall.String(), Kind: c.Kind.String()}
+		switch c.Status {
+		case dstsafe.PeriodSucceeded:
 			continue
+		case dstsafe.PeriodMissing:
+			row.Status = c.Status.String()
 		default:
-			row.Status, row.Owner, row.Reason = r.State.String(), r.Owner, r.Reason
+			row.Status, row.Owner, row.Reason = c.Status.String(), c.Record.Owner, c.Record.Reason
 		}
-		if row.Status == "missing" || row.Status == "failed" || row.Status == "abandoned" {
+		switch c.Status {
+		case dstsafe.PeriodMissing, dstsafe.PeriodFailed, dstsafe.PeriodAbandoned, dstsafe.PeriodReleased:
 			bad++
 		}
 		rows = append(rows, row)
@@ -171,7 +173,7 @@ func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ 
 		counts[r.Status]++
 	}
 	var parts []string
-	for _, st := range []string{"missing", "failed", "abandoned", "running", "skipped"} {
+	for _, st := range []string{"missing", "failed", "abandoned", "released", "running", "skipped"} {
 		if counts[st] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
 		}

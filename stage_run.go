@@ -112,6 +112,7 @@ func (s *Scheduler) execute(env runEnv, j *job, t task) outcome {
 	}
 	retry := t.spec.cfg.retry
 	var out outcome
+	recorded := false
 	for {
 		rec, err := s.claim(env, j, t)
 		if err != nil {
@@ -126,7 +127,8 @@ func (s *Scheduler) execute(env runEnv, j *job, t task) outcome {
 				return out
 			}
 		}
-		fire, again := s.invoke(env, j, t, rec, slot)
+		fire, again, ok := s.invoke(env, j, t, rec, slot)
+		recorded = ok
 		out.fire, out.ran = fire, true
 		if fire.Err == nil || !again || !retry.Failed || rec.Attempt >= retry.MaxAttempts {
 			break
@@ -135,85 +137,14 @@ func (s *Scheduler) execute(env runEnv, j *job, t task) outcome {
 			break
 		}
 	}
-	if out.fire.Err != nil {
+	if out.fire.Err != nil && recorded {
+		// Recorded as failed with no retry left here. A failure the
+		// ledger did not record (its lease lost, the ledger down) is the
+		// record's to decide: abandoned, then reconciled.
 		s.periodEnded(j.name, t, missedFailed)
 		s.pauseOnFailure(env, j, t)
 	}
 	return out
-}
-
-// claim claims t in the ledger. A ledger that fails (database restarting,
-// network down) is retried with backoff on the clock, 1 s doubling to a
-// minute, until it answers or Run stops: a database that goes away at
-// 01:30 delays the run, it does not lose it. A permanent error stops Run.
-// Without Run (RunNow) the first error is returned. An existing claim is
-// logged as "run already claimed" with its record and returned as is.
-func (s *Scheduler) claim(env runEnv, j *job, t task) (Record, error) {
-	o := t.o
-	var rec Record
-	err := s.ledgerCall(env, j.name, "run claim failed", func(ctx context.Context) error {
-		var err error
-		rec, err = s.ledger.Claim(ctx, s.stamp(ClaimRequest{
-			Job: j.name, Period: o.Period, Owner: s.owner, Lease: t.spec.cfg.lease, Retry: env.claimPolicy(t),
-			Schedule: s.fingerprintNow(j),
-		}))
-		return err
-	})
-	s.noteClaim(j.name, t, err)
-	var ce *ClaimedError
-	switch {
-	case err == nil:
-		s.emitTask(event.Claimed, j.name, t, rec.Attempt, "", nil)
-		s.periodClaimed(j.name, t, true, nil)
-	case errors.As(err, &ce):
-		e := ce.Existing
-		s.log.Info("run already claimed", "job", j.name, "period", o.Period, "due", o.At,
-			"state", e.State.String(), "owner", e.Owner, "started", e.StartedAt,
-			"attempt", e.Attempt, "token", e.Token)
-		s.emitTask(event.ClaimedElsewhere, j.name, t, e.Attempt, "", nil)
-		s.periodClaimed(j.name, t, false, &e)
-		s.zoneDataMet(j, t, e)
-	}
-	return rec, err
-}
-
-// ledgerCall calls f until it succeeds or gets an answer (a claimed
-// period, a lost lease, no record, no support): a transient error is
-// retried with backoff on the clock, 1 s doubling to a minute, while Run
-// runs (env.rs set) and env's context lasts. A permanent error stops Run.
-// Without Run the first error is returned. msg is the log message of a
-// failure.
-func (s *Scheduler) ledgerCall(env runEnv, job, msg string, f func(ctx context.Context) error) error {
-	backoff := time.Second
-	for {
-		err := f(env.ctx)
-		if err == nil || isAnswer(err) {
-			s.ledgerAnswered()
-			return err
-		}
-		if env.ctx.Err() == nil {
-			s.ledgerFailed(job, err)
-		}
-		if env.rs == nil || isPermanent(err) || env.ctx.Err() != nil {
-			s.log.Error(msg, "job", job, "error", err)
-			if env.rs != nil && isPermanent(err) {
-				s.fail(env.rs, job, err)
-			}
-			return err
-		}
-		s.log.Error(msg, "job", job, "error", err, "retry_in", backoff)
-		if !s.sleep(env, backoff) {
-			return err
-		}
-		backoff = min(2*backoff, time.Minute)
-	}
-}
-
-// isAnswer reports whether a ledger error is the ledger's answer about a
-// period or job rather than a failure.
-func isAnswer(err error) bool {
-	return errors.Is(err, ErrAlreadyClaimed) || errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrNotFound) ||
-		errors.Is(err, errNotSupported) || errors.Is(err, ErrMaxRuns) || errors.Is(err, ErrClockSkew)
 }
 
 // sleep waits d on the clock; false if Run stops or env's context ends
@@ -239,9 +170,9 @@ func (s *Scheduler) sleep(env runEnv, d time.Duration) bool {
 
 // invoke runs one claimed attempt: the job under a heartbeat (and timeout),
 // then Finish with the outcome (the run slot's first, under WithMaxRuns).
-// It returns the run, and whether a failure may be retried (not when a
-// newer period cancelled it).
-func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot) (Fire, bool) {
+// It returns the run, whether a failure may be retried (not when a newer
+// period cancelled it), and whether the ledger recorded the outcome.
+func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot) (Fire, bool, bool) {
 	ctx, cfg := env.ctx, &t.spec.cfg
 	run := t.spec.runOf(j.name, t.o, rec)
 	started := s.clock.Now()
@@ -359,39 +290,7 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 	}
 	f := Fire{Run: run, Started: started, Err: err}
 	env.sim.recordFire(f)
-	return f, !cancelled
-}
-
-// unrun ends a claimed period that will not run: skipped when the job
-// has used its runs (WithMaxRuns), failed when its run slot could not be
-// claimed.
-func (s *Scheduler) unrun(env runEnv, j *job, t task, rec Record, why error) {
-	state, reason, typ := StateFailed, "dstsafe: no run slot: "+why.Error(), event.Failed
-	if errors.Is(why, ErrMaxRuns) {
-		state, reason, typ = StateSkipped, reasonMaxRuns, event.Skipped
-	}
-	ctx := env.finishCtx
-	if ctx == nil {
-		ctx = context.WithoutCancel(env.ctx)
-	}
-	if _, err := s.ledger.Finish(ctx, j.name, t.o.Period, rec.Token, state, reason); err != nil {
-		s.log.Error("run finish failed", "job", j.name, "period", t.o.Period, "outcome", state.String(), "error", err)
-		if env.rs != nil && isPermanent(err) {
-			s.fail(env.rs, j.name, err)
-		}
-		return
-	}
-	s.log.Warn("run not started", "job", j.name, "period", t.o.Period, "outcome", state.String(), "reason", reason)
-	if typ == event.Skipped {
-		s.periodEnded(j.name, t, "")
-	} else {
-		s.periodEnded(j.name, t, missedFailed)
-	}
-	if typ == event.Skipped {
-		s.emitTask(typ, j.name, t, rec.Attempt, reason, nil)
-	} else {
-		s.emitTask(typ, j.name, t, rec.Attempt, "", why)
-	}
+	return f, !cancelled, ferr == nil
 }
 
 // logRun logs msg, a constant ("run start"), with the run's attributes, in

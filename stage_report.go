@@ -130,9 +130,21 @@ func (s *Scheduler) periodEnded(job string, t task, missed string) {
 		return // taken over while it ran: the new holder's record decides
 	}
 	s.unwatchLocked(job, t.o.Period)
+	if missed == missedFailed {
+		// It may be retried (by policy or an operator's release) by a
+		// later pass: looked at again at every wake.
+		if j := s.jobs[job]; j != nil {
+			s.markOpenLocked(j, true)
+		}
+	}
+	rs := s.run
 	s.mu.Unlock()
-	if w != nil && missed != "" {
-		s.emitTask(event.Missed, job, t, 0, missed, nil)
+	switch {
+	case w == nil || missed == "":
+	case missed == missedFailed:
+		s.report(rs, event.Missed, job, t, missed, nil) // the period will not run: at risk, then missed
+	default:
+		s.emitTask(event.Missed, job, t, 0, missed, nil) // skipped on purpose: its one record says so
 	}
 }
 
@@ -152,6 +164,13 @@ func (s *Scheduler) periodClaimed(job string, t task, mine bool, existing *Recor
 	if w != nil {
 		w.running, w.elsewhere = mine, !mine
 	}
+	if !mine && existing != nil && existing.State != StateSucceeded && existing.State != StateSkipped {
+		// Running, failed or abandoned elsewhere: reconciled at every
+		// wake until it ends (taken over when the policy allows).
+		if j := s.jobs[job]; j != nil {
+			s.markOpenLocked(j, true)
+		}
+	}
 	s.mu.Unlock()
 }
 
@@ -168,38 +187,36 @@ func (s *Scheduler) expiredLocked(now time.Time) []*watch {
 	return out
 }
 
-// atRisk tells the observers about watches past their deadline. A period
-// claimed elsewhere is looked up once, in a goroutine of its own (the
-// loop never waits on the ledger): succeeded or skipped there, it is not
-// at risk.
+// atRisk reports the watches past their deadline (report: once across
+// replicas), in one goroutine (the loop never waits on the ledger). A
+// period claimed elsewhere is looked up first: succeeded or skipped
+// there, it is not at risk.
 func (s *Scheduler) atRisk(rs *runState, expired []*watch) {
-	for _, w := range expired {
-		switch {
-		case w.elsewhere:
-			s.spawn(rs, func() {
+	s.spawn(rs, func() {
+		for _, w := range expired {
+			switch {
+			case w.elsewhere:
 				rec, err := s.ledger.Get(rs.ctx, w.job, w.t.o.Period)
 				if err == nil && (rec.State == StateSucceeded || rec.State == StateSkipped) {
 					s.mu.Lock()
 					s.unwatchLocked(w.job, w.t.o.Period)
 					s.mu.Unlock()
-					return
+					continue
 				}
 				reason := riskElsewhere
 				if err == nil {
 					reason += ": " + rec.State.String() + " by " + rec.Owner
 				}
-				s.log.Warn("run at risk", "job", w.job, "period", w.t.o.Period, "deadline", w.at, "reason", reason)
-				s.emitTask(event.AtRisk, w.job, w.t, 0, reason, err)
-			})
-		default:
-			reason := riskNotClaimed
-			if w.running {
-				reason = riskRunning
+				s.report(rs, event.AtRisk, w.job, w.t, reason, err)
+			default:
+				reason := riskNotClaimed
+				if w.running {
+					reason = riskRunning
+				}
+				s.report(rs, event.AtRisk, w.job, w.t, reason, nil)
 			}
-			s.log.Warn("run at risk", "job", w.job, "period", w.t.o.Period, "deadline", w.at, "reason", reason)
-			s.emitTask(event.AtRisk, w.job, w.t, 0, reason, nil)
 		}
-	}
+	})
 }
 
 // atRiskOf lists job's periods past their deadline and not ended, for
