@@ -8,6 +8,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/dstsafe/dstsafe"
 )
@@ -102,7 +103,16 @@ func InsertDue[TTx any, T river.JobArgs](ctx context.Context, client *river.Clie
 			// job is available at once, to every client's producer.
 			pio.ScheduledAt = time.Time{}
 		}
-		if _, err := client.Insert(ctx, pa, pio); err != nil && o.OnError != nil {
+		res, err := client.Insert(ctx, pa, pio)
+		if err == nil && res.UniqueSkippedAsDuplicate && res.Job != nil && res.Job.State == rivertype.JobStateScheduled &&
+			!res.Job.ScheduledAt.After(o.Clock.Now()) {
+			// The period's copy waits in scheduled (inserted by ForPeriod
+			// by hand, or by a leader of an older version) for the
+			// leader's scheduler, which a killed leader no longer runs:
+			// make it available to every client now.
+			_, err = client.JobRetry(ctx, res.Job.ID)
+		}
+		if err != nil && o.OnError != nil {
 			o.OnError(occ, fmt.Errorf("dstsaferiver: insert job %s period %s: %w", o.Name, occ.Period, err))
 		}
 	}

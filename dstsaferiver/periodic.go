@@ -2,7 +2,6 @@ package dstsaferiver
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -128,28 +127,15 @@ type periodic[T river.JobArgs] struct {
 	mu      sync.Mutex
 	cur     dstsafe.Occurrence // the occurrence whose instant Next returned last
 	hasCur  bool
-	probe   bool                 // cur is a recheck wake-up, not a period (constructs nothing)
-	backlog []dstsafe.Occurrence // catch-up still to hand to river, oldest first
+	probe   bool                 // cur is a reconcile wake-up, not a period (constructs nothing)
+	backlog []dstsafe.Occurrence // catch-up or reconcile still to hand to river, oldest first
 	resume  time.Time            // after the backlog, follow the schedule from here
-	pending []pendingPeriod      // handed to river, not yet seen in the ledger, oldest first
 	latest  time.Time            // the latest instant Next was called with: about now
+	pass    time.Time            // the leader's last reconcile pass (or start)
+	open    bool                 // a period after floor may still lack a record: pass again
+	floor   time.Time            // every period due at or before it is settled for the passes
+	offers  map[string]int       // times a pass handed a period to river
 }
-
-// pendingPeriod is a period handed to river whose ledger record the
-// leader has not seen yet.
-type pendingPeriod struct {
-	o      dstsafe.Occurrence
-	offers int       // times handed to river
-	at     time.Time // when last handed (the enqueuer's now, about)
-}
-
-// maxOffers bounds the times one period is handed to river: the first
-// time and two more after lost inserts.
-const maxOffers = 3
-
-// maxPending bounds the periods awaiting their check, the most recent
-// kept.
-const maxPending = 1000
 
 func newPeriodic[T river.JobArgs](schedule dstsafe.OccurrenceSchedule, constructor func(dstsafe.Occurrence) (T, *river.InsertOpts), opts *Options) *periodic[T] {
 	if schedule == nil || reflect.ValueOf(schedule).Kind() == reflect.Pointer && reflect.ValueOf(schedule).IsNil() {
@@ -184,14 +170,16 @@ func newPeriodic[T river.JobArgs](schedule dstsafe.OccurrenceSchedule, construct
 	return &periodic[T]{
 		sched: schedule, build: constructor, name: o.Name, ledger: o.Ledger,
 		catchUp: o.CatchUp, misfire: o.MisfireThreshold, log: o.Logger, recheck: o.RecheckAfter,
+		offers: map[string]int{},
 	}
 }
 
 // Next implements river.PeriodicSchedule. Called with the instant it
 // returned last, it returns the next occurrence (or the next catch-up
-// period, or a period enqueued again, or a recheck wake-up). Called with
-// anything else, it is river's enqueuer starting on a new leader at time
-// t: it plans the catch-up from the ledger.
+// period, or a period of the recovery window enqueued again, or a
+// reconcile wake-up). Called with anything else, it is river's enqueuer
+// starting on a new leader at time t: it plans the catch-up from the
+// ledger.
 func (p *periodic[T]) Next(t time.Time) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -201,10 +189,15 @@ func (p *periodic[T]) Next(t time.Time) time.Time {
 	if !p.hasCur || !t.Equal(p.cur.At) {
 		p.backlog = p.plan(context.Background(), t)
 		p.resume = t
-		p.pending = nil
+		p.pass, p.open, p.floor = t, true, t.Add(-p.misfire)
+		if len(p.backlog) > 0 {
+			p.floor = minTime(p.floor, p.backlog[0].At.Add(-time.Nanosecond))
+		}
+		clear(p.offers)
 	}
-	if len(p.backlog) == 0 && p.ledger != nil {
-		p.backlog = p.recheckPending(context.Background(), p.latest)
+	if len(p.backlog) == 0 && p.ledger != nil && p.open && !p.latest.Before(p.pass.Add(p.recheck)) {
+		p.backlog = p.reconcile(context.Background(), p.latest)
+		p.pass = p.latest
 	}
 	if len(p.backlog) > 0 {
 		p.handOut(p.backlog[0])
@@ -216,10 +209,13 @@ func (p *periodic[T]) Next(t time.Time) time.Time {
 		after = p.resume
 	}
 	o, ok := p.sched.NextOccurrence(after)
-	if len(p.pending) > 0 {
-		if wake := p.latest.Add(p.recheck); !ok || wake.Before(o.At) {
-			// Nothing is due before the check: wake river's enqueuer for
-			// it. The wake-up constructs no job.
+	if p.ledger != nil && p.open {
+		if wake := p.pass.Add(p.recheck); !ok || wake.Before(o.At) {
+			// Nothing is due before the next pass: wake river's enqueuer
+			// for it. The wake-up constructs no job.
+			if wake.Before(p.latest) {
+				wake = p.latest
+			}
 			p.cur, p.hasCur, p.probe = dstsafe.Occurrence{At: wake}, true, true
 			p.resume = after
 			return wake
@@ -234,92 +230,123 @@ func (p *periodic[T]) Next(t time.Time) time.Time {
 	return o.At
 }
 
-// handOut makes o the occurrence river constructs next, and remembers it
-// until the ledger shows it.
+// handOut makes o the occurrence river constructs next; the next pass
+// looks for its record.
 func (p *periodic[T]) handOut(o dstsafe.Occurrence) {
 	p.cur, p.hasCur, p.probe = o, true, false
-	at := o.At
-	if p.latest.After(at) {
-		at = p.latest
-	}
-	for i := range p.pending {
-		if p.pending[i].o.Period == o.Period {
-			p.pending[i].offers++
-			p.pending[i].at = at
-			return
-		}
-	}
-	if len(p.pending) == maxPending {
-		p.pending = append(p.pending[:0], p.pending[1:]...)
-	}
-	p.pending = append(p.pending, pendingPeriod{o: o, offers: 1, at: at})
+	p.open = true
 }
 
-// recheckPending reads in the ledger the pending periods handed to river
-// at least recheck before now: those with a record are done; those
-// without are handed again (returned, oldest first) as the catch-up
-// policy allows, at most maxOffers times. A ledger error stops the
-// check: the next one tries again.
-func (p *periodic[T]) recheckPending(ctx context.Context, now time.Time) []dstsafe.Occurrence {
-	var again []dstsafe.Occurrence
-	kept := p.pending[:0]
-	failed := false
-	for _, pp := range p.pending {
-		if failed || pp.at.Add(p.recheck).After(now) {
-			kept = append(kept, pp)
-			continue
+// maxOffers bounds the times a pass hands one period to river: a period
+// still without a record after that is queued (a refused duplicate: its
+// worker fails and river retries it) or held by a job that will not run,
+// and the passes stop looking at it.
+const maxOffers = 3
+
+// reconcile is the leader's pass (see NewPeriodicJob): it lists the job's
+// records of the periods due after the floor (the oldest period the
+// leader has not seen recorded, or the start of the recovery window at its
+// start) and returns, oldest first, those without a record that are due
+// at least RecheckAfter before now, on time (due at most MisfireThreshold
+// before now) or late as the catch-up policy allows; river's unique insert
+// refuses any still waiting in its queue. The floor moves past every
+// period recorded, left out by the policy or offered maxOffers times, so
+// the leader passes again (every RecheckAfter) only while a period is
+// open. A ledger error leaves the floor: the next pass tries again.
+func (p *periodic[T]) reconcile(ctx context.Context, now time.Time) []dstsafe.Occurrence {
+	var window []dstsafe.Occurrence
+	for o, ok := p.sched.NextOccurrence(p.floor); ok && !o.At.After(now); o, ok = p.sched.NextOccurrence(o.At) {
+		if len(window) == maxCatchUp {
+			window = append(window[:0], window[maxCatchUp/2:]...)
 		}
-		_, err := p.ledger.Get(ctx, p.name, pp.o.Period)
-		switch {
-		case err == nil: // claimed: river has it
-		case !errors.Is(err, dstsafe.ErrNotFound):
-			p.log.Warn("dstsaferiver recheck: ledger read failed, trying again later", "job", p.name, "period", pp.o.Period, "error", err)
-			failed = true
-			kept = append(kept, pp)
-		case pp.offers >= maxOffers:
-			// Handed to river maxOffers times while the database answered:
-			// queued (a refused duplicate) or worked without a claim yet.
-			p.log.Info("dstsaferiver recheck: period still without a record, assumed queued", "job", p.name, "period", pp.o.Period, "offers", pp.offers)
-		default:
-			kept = append(kept, pp)
-			again = append(again, pp.o)
-		}
+		window = append(window, o)
 	}
-	p.pending = kept
-	if len(again) == 0 {
+	if len(window) == 0 {
+		p.open = false
 		return nil
 	}
-	onTimeFrom := now.Add(-p.misfire)
+	from := window[0].Period
+	for _, o := range window {
+		from = min(from, o.Period) // the second reading of a fold sorts before later first readings
+	}
+	recs, err := p.ledger.List(ctx, p.name, from, "")
+	if err != nil {
+		p.log.Warn("dstsaferiver reconcile: ledger list failed, trying again later", "job", p.name, "error", err)
+		return nil
+	}
+	recorded := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		recorded[r.Period] = true
+	}
+	onTimeFrom, settled := now.Add(-p.misfire), now.Add(-p.recheck)
+	var late, onTime []dstsafe.Occurrence
+	for _, o := range window {
+		switch {
+		case recorded[o.Period]:
+			delete(p.offers, o.Period)
+		case o.At.After(onTimeFrom):
+			onTime = append(onTime, o)
+		default:
+			late = append(late, o)
+		}
+	}
 	var run []dstsafe.Occurrence
-	for i, o := range again {
-		ok := !o.At.Before(onTimeFrom)
-		if !ok {
-			switch c := p.catchUp.(type) {
-			case dstsafe.CatchUpAll:
-				ok = !o.At.Before(now.Add(-c.Window))
-			case dstsafe.CatchUpSkip:
-			default: // CatchUpLatest: the latest, when it is late (none is on time)
-				ok = i == len(again)-1
+	switch c := p.catchUp.(type) {
+	case dstsafe.CatchUpAll:
+		for _, o := range late {
+			if !o.At.Before(now.Add(-c.Window)) {
+				run = append(run, o)
 			}
 		}
-		if ok {
+	case dstsafe.CatchUpSkip:
+	default: // CatchUpLatest: the latest, when none is on time
+		if len(onTime) == 0 && len(late) > 0 {
+			run = late[len(late)-1:]
+		}
+	}
+	for _, o := range late {
+		if !slices.ContainsFunc(run, func(r dstsafe.Occurrence) bool { return r.Period == o.Period }) {
+			p.log.Error("dstsaferiver period not enqueued: late without a record and the catch-up policy leaves it out", "job", p.name,
+				"period", o.Period, "due", o.At)
+		}
+	}
+	for _, o := range onTime {
+		if !o.At.After(settled) {
 			run = append(run, o)
+		}
+	}
+	// Hand each at most maxOffers times; the floor stays before the
+	// oldest period still open.
+	again := run[:0]
+	p.floor = now
+	for _, o := range run {
+		p.offers[o.Period]++
+		if p.offers[o.Period] > maxOffers {
+			p.log.Info("dstsaferiver reconcile: period still without a record, assumed queued", "job", p.name, "period", o.Period, "offers", maxOffers)
+			delete(p.offers, o.Period)
 			continue
 		}
-		p.log.Error("dstsaferiver period not enqueued: its insert was lost and the catch-up policy leaves it out", "job", p.name,
-			"period", o.Period, "due", o.At)
-		p.drop(o.Period)
+		again = append(again, o)
+		p.floor = minTime(p.floor, o.At.Add(-time.Nanosecond))
 	}
-	if len(run) > 0 {
-		p.log.Warn("dstsaferiver recheck: periods without a record enqueued again", "job", p.name, "periods", len(run),
-			"first", run[0].Period, "last", run[len(run)-1].Period)
+	for _, o := range onTime {
+		if o.At.After(settled) {
+			p.floor = minTime(p.floor, o.At.Add(-time.Nanosecond))
+		}
 	}
-	return run
+	p.open = len(again) > 0 || p.floor.Before(now)
+	if len(again) > 0 {
+		p.log.Warn("dstsaferiver reconcile: periods without a record enqueued again", "job", p.name, "periods", len(again),
+			"first", again[0].Period, "last", again[len(again)-1].Period)
+	}
+	return again
 }
 
-// drop forgets a pending period.
-func (p *periodic[T]) drop(period string) {
-	p.pending = slices.DeleteFunc(p.pending, func(pp pendingPeriod) bool { return pp.o.Period == period })
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // construct is the river.PeriodicJobConstructor: the job for the
@@ -335,5 +362,17 @@ func (p *periodic[T]) construct() (river.JobArgs, *river.InsertOpts) {
 	if v := reflect.ValueOf(args); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
 		return nil, nil // the constructor inserts nothing for this period
 	}
-	return ForPeriod(p.name, o, args, opts)
+	set := opts != nil && !opts.ScheduledAt.IsZero()
+	pa, pio := ForPeriod(p.name, o, args, opts)
+	if !set {
+		// River constructs a period when it is due (within 100 ms): with
+		// no ScheduledAt the job is inserted available, fetched by any
+		// client's producer from its due instant on (river's enqueuer
+		// sets scheduled_at to the instant Next returned), instead of
+		// scheduled, which only the leader's scheduler makes available:
+		// a leader killed just after the insert would hold it until the
+		// next leader's (river's 15 s leader lease).
+		pio.ScheduledAt = time.Time{}
+	}
+	return pa, pio
 }

@@ -28,6 +28,13 @@ func (l *downLedger) Get(ctx context.Context, job, period string) (dstsafe.Recor
 	return l.MemoryLedger.Get(ctx, job, period)
 }
 
+func (l *downLedger) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
+	if l.down.Load() {
+		return nil, errDown
+	}
+	return l.MemoryLedger.List(ctx, job, from, to)
+}
+
 // The leader's recheck, driven as river's enqueuer drives the schedule
 // (each instant Next returns: construct, insert unless the database is
 // down, then Next of that instant), for a job every minute whose
