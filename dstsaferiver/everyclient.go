@@ -45,8 +45,10 @@ type InsertOptions struct {
 // ScheduledAt: river would insert it scheduled, for the leader's
 // scheduler to make available), and a producer fetches it within
 // Config.FetchPollInterval (1 s by default; sooner with LISTEN/NOTIFY on
-// PostgreSQL). The leader's catch-up (NewPeriodicJob) still covers what
-// every client missed, a whole outage.
+// PostgreSQL). A period whose copy waits in scheduled although it is due
+// (inserted by hand with ForPeriod, or by an older version's leader) is
+// made available (river's JobRetry). The leader's reconcile
+// (NewPeriodicJob) still covers what every client missed, a whole outage.
 //
 // The occurrences are the schedule's, folds and gaps included, from the
 // first one after InsertDue starts; it inserts nothing late (that is the

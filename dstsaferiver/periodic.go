@@ -27,18 +27,23 @@ type Options struct {
 	// late: dstsafe.CatchUpLatest{} (the default), dstsafe.CatchUpAll{Window,
 	// Max} or dstsafe.CatchUpSkip{}. See NewPeriodicJob.
 	CatchUp dstsafe.CatchUpPolicy
-	// MisfireThreshold is how late a period may be at a leader's start and
-	// still count as on time: enqueued whatever the catch-up policy.
-	// Defaults to dstsafe.DefaultMisfireThreshold (one minute).
+	// MisfireThreshold is how late a period may be and still count as on
+	// time: it is the recovery window. A leader enqueues every period due
+	// within it that has no record in the ledger, at its start and on
+	// every pass, whatever the catch-up policy and wherever the latest
+	// record is, so an outage or a dead leader up to this long loses no
+	// period. Defaults to dstsafe.DefaultMisfireThreshold (one minute).
 	MisfireThreshold time.Duration
-	// RecheckAfter is how long after a period's due instant the leader
-	// looks for it in the ledger, and enqueues it again if it is not there
-	// (see NewPeriodicJob: an insert lost to a database blip). Defaults to
-	// 10 seconds.
+	// RecheckAfter is the leader's pass interval: while a period of the
+	// recovery window has no record, the leader lists the window in the
+	// ledger every RecheckAfter and enqueues again the periods due at
+	// least RecheckAfter before that are still without one (see
+	// NewPeriodicJob: an insert lost to a database outage). Defaults to 10
+	// seconds.
 	RecheckAfter time.Duration
 	// Logger receives one line per leader start that enqueues periods late
-	// ("catch-up"), one per period enqueued again after a lost insert, and
-	// the ledger errors that stop either. Defaults to slog.Default().
+	// ("catch-up"), one per pass that enqueues periods again, and the
+	// ledger errors that stop either. Defaults to slog.Default().
 	Logger *slog.Logger
 }
 
@@ -52,9 +57,13 @@ var never = time.Unix(1<<63-62135596801, 999999999)
 // job state for as long as its row lives in river_job. Uniqueness is by
 // args, not by river's UniqueOpts.ByPeriod window (which is aligned to UTC,
 // not to the schedule's zone: river#827), so a restart, a new leader or two
-// clients never insert one period twice. The job is scheduled at the
-// occurrence's instant (InsertOpts.ScheduledAt, unless the constructor sets
-// it); UniqueOpts from the constructor are replaced.
+// clients never insert one period twice. River constructs a period at its
+// due instant and inserts it available (not scheduled: only the leader's
+// scheduler makes scheduled jobs available, and a leader killed just
+// after the insert would hold the period until the next leader, 15 s or
+// more), fetched by any client's producer from the due instant on, unless
+// the constructor sets InsertOpts.ScheduledAt; UniqueOpts from the
+// constructor are replaced.
 //
 // The occurrences are the schedule's, with its DST behaviour: with
 // dstsafe.ParseCron, a fixed-time job fires once in a fold (its first
@@ -62,43 +71,39 @@ var never = time.Unix(1<<63-62135596801, 999999999)
 // wall reading); a periodic job fires at both readings of a fold, under two
 // periods ("...T01:30:00" and "...T01:30:00;fold=1"), and not in a gap.
 //
-// When a client becomes leader, river asks the schedule for the first run
-// after its "now"; NewPeriodicJob answers with the periods that came due
-// while nobody enqueued, read from Options.Ledger, by Options.CatchUp.
-// Missed are the periods due after the latest one in the ledger:
+// The leader reconciles rather than remembers. When a client becomes
+// leader, river asks the schedule for the first run after its "now";
+// NewPeriodicJob lists the job's records in Options.Ledger and answers
+// with the periods to enqueue first, oldest first:
 //
-//   - on time (due at most MisfireThreshold before now): always enqueued;
-//   - CatchUpLatest: also the most recent late one, if none is on time;
-//   - CatchUpAll{Window, Max}: every late one due within Window of now,
-//     the most recent Max of them (0: no limit);
-//   - CatchUpSkip: no late one.
+//   - on time (due at most MisfireThreshold before now, the recovery
+//     window) and without a record: always, wherever the latest record
+//     is (an outage can leave a gap behind a period another client's
+//     InsertDue inserted and ran);
+//   - late and after the latest record, by Options.CatchUp:
+//     CatchUpLatest the most recent one, if none is on time;
+//     CatchUpAll{Window, Max} every one due within Window of now, the
+//     most recent Max of them (0: no limit); CatchUpSkip none.
 //
-// River inserts them at once, oldest first, then follows the schedule.
+// While it leads, the leader passes over the periods since its start
+// again every Options.RecheckAfter for as long as one of them has no
+// record (waking river's enqueuer for it if no period is due sooner):
+// one ledger List per pass, and each period without a record, due at
+// least RecheckAfter before, is enqueued again (river's enqueuer drops a
+// period whose insert fails, PostgreSQL down: "Error starting
+// transaction"), on time always, late as the catch-up policy allows, each
+// at most 3 times; one still waiting in river's queue is a refused
+// duplicate. A period the policy leaves out is logged at ERROR with its
+// period key. While the ledger cannot be read the pass waits and tries
+// again. So a database outage of any length up to MisfireThreshold (or,
+// with CatchUpAll, Window) loses no period, whether or not the leader
+// changes during it; measured in TestPostgresOutage and docs/river.md.
 //
-// River's enqueuer drops a period whose insert fails (PostgreSQL down or
-// restarting at its due instant: "Error starting transaction") and moves
-// on to the next, so the leader itself checks: Options.RecheckAfter after
-// each period's due instant (waking river's enqueuer for it if no other
-// period is due sooner) it reads the period in the ledger, and a period
-// with no record is enqueued again, at once, up to 3 times; a copy still
-// waiting in river's queue makes it a refused duplicate. While the
-// ledger cannot be read (the database is still down) the check waits and
-// tries again every RecheckAfter. The catch-up policy decides what comes
-// back late: a period is enqueued again while it is on time (due at most
-// MisfireThreshold before), and late under CatchUpAll within its Window,
-// under CatchUpLatest only the latest, under CatchUpSkip never; a period
-// left out is logged at ERROR with its period key. So a database outage
-// shorter than MisfireThreshold (or, with CatchUpAll, Window) loses no
-// period, with no change of leader; the cost is one ledger Get per period.
-//
-// A
-// period already in the ledger is never enqueued again; one still waiting
-// in river's queue is refused as a duplicate. A job with no record in the
-// ledger at all (looked for up to about 400 days back) is new and catches
-// up nothing late. Periods left out get no ledger record (a river job may
-// still hold them; recording them skipped could cancel queued work). The
-// catch-up reads the ledger in river's periodic job enqueuer, once per
-// leader start.
+// A period already in the ledger is never enqueued again. A job with no
+// record in the ledger at all (looked for up to about 400 days back) is
+// new and catches up nothing late. Periods left out get no ledger record
+// (a river job may still hold them; recording them skipped could cancel
+// queued work).
 //
 // Add the returned job to one client (Config.PeriodicJobs or
 // Client.PeriodicJobs().Add) and build another for each other client: it
