@@ -336,10 +336,10 @@ func summary(ds []time.Duration) string {
 //   - restart: one replica with that policy, SIGKILLed mid-run, restarted
 //     after the lease: it runs attempt 2.
 //   - default policy: three replicas with no retry; the one running is
-//     SIGKILLed; exactly one AtRisk across the replicas after the
-//     deadline (3 s), then exactly one Missed, and audit reports the
-//     period abandoned (exit 1); after dstsafe ledger retry, exactly one
-//     run (attempt 2), and audit agrees (exit 0).
+//     SIGKILLed; exactly one AtRisk across the replicas (once the lease
+//     has ended, by the deadline of 3 s), then exactly one Missed, and
+//     audit reports the period abandoned (exit 1); after dstsafe ledger
+//     retry, exactly one run (attempt 2), and audit agrees (exit 0).
 //
 // The takeover, restart and alert latencies (median, max across
 // backends) are logged at the end.
@@ -348,7 +348,7 @@ func TestReplicas(t *testing.T) {
 	t.Cleanup(func() {
 		t.Logf("takeover after SIGKILL (attempt 2 start - kill): %s", summary(replicaLatencies.takeover))
 		t.Logf("restart after the lease (attempt 2 start - restart): %s", summary(replicaLatencies.restart))
-		t.Logf("at-risk alert (report - (due + deadline)): %s", summary(replicaLatencies.alert))
+		t.Logf("at-risk alert (report - kill; lease 2 s, deadline 3 s): %s", summary(replicaLatencies.alert))
 	})
 	for _, be := range replicaBackends {
 		open := be.open
@@ -421,7 +421,7 @@ func replicaDefaultPolicy(t *testing.T, b replicaBackend) {
 		c.start(o)
 	}
 	victim := c.firstRun()
-	c.kill(victim)
+	killed := c.kill(victim)
 
 	// One page: exactly one at-risk across the replicas, then one missed.
 	ls := c.waitFor("an at-risk report, then missed", deadline+replicaLease+5*time.Second, func(ls []replicaLine) bool {
@@ -436,9 +436,15 @@ func replicaDefaultPolicy(t *testing.T, b replicaBackend) {
 	if missed[0].At.Before(risk[0].At) {
 		t.Errorf("missed (%s) before at-risk (%s)", missed[0].At, risk[0].At)
 	}
-	alert := risk[0].At.Sub(c.due.Add(deadline))
+	// The period is at risk once its lease has ended with no retry
+	// allowed, and at the latest at its deadline.
+	alert := risk[0].At.Sub(killed)
 	recordLatency(&replicaLatencies.alert, alert)
-	t.Logf("%s: at-risk by %s %s after the deadline, missed by %s", b.name, risk[0].Owner, alert.Round(time.Millisecond), missed[0].Owner)
+	t.Logf("%s: at-risk by %s %s after the kill (deadline %s after due), missed by %s %s after it", b.name, risk[0].Owner,
+		alert.Round(time.Millisecond), deadline, missed[0].Owner, missed[0].At.Sub(risk[0].At).Round(time.Millisecond))
+	if limit := c.due.Add(deadline + replicaWake + time.Second); risk[0].At.After(limit) {
+		t.Errorf("at-risk reported at %s, after the deadline + wake interval + 1 s (%s)", risk[0].At, limit)
+	}
 	if n := len(of(ls, "run", 2)); n != 0 {
 		t.Fatalf("the default policy took the period over (%d runs of attempt 2)", n)
 	}
