@@ -33,8 +33,9 @@ func lastUpTo(s dstsafe.OccurrenceSchedule, t time.Time) (dstsafe.Occurrence, bo
 	return dstsafe.Occurrence{}, false
 }
 
-// plan returns the periods a leader starting at now enqueues late, oldest
-// first (see NewPeriodicJob). On a ledger error it enqueues the on-time
+// plan returns the periods a leader starting at now enqueues, oldest
+// first (see NewPeriodicJob): those of the recovery window without a
+// record, and the late ones the catch-up policy brings back. On a ledger error it enqueues the on-time
 // periods only, and logs the error: river's queue refuses any of them that
 // are already waiting, and the worker's claim any that already ran.
 func (p *periodic[T]) plan(ctx context.Context, now time.Time) []dstsafe.Occurrence {
@@ -71,19 +72,23 @@ func (p *periodic[T]) plan(ctx context.Context, now time.Time) []dstsafe.Occurre
 		recorded[r.Period] = true
 	}
 	known := len(recs) > 0 // the job ran before: late periods count
-	// Missed are the periods after the latest one in the ledger: those
-	// before it were run, are still queued, or were left out on purpose.
-	i := len(due)
-	for i > 0 && !recorded[due[i-1].Period] {
-		i--
+	// On time are the periods of the recovery window (due at most
+	// MisfireThreshold before now) without a record, wherever the latest
+	// record is: an outage or a dead leader can leave one behind a later
+	// period some other client inserted. Late are those after the latest
+	// record: those before it were run, are still queued, or were left
+	// out on purpose.
+	after := len(due)
+	for after > 0 && !recorded[due[after-1].Period] {
+		after--
 	}
-	due = due[i:]
-
 	var late, onTime []dstsafe.Occurrence
-	for _, o := range due {
-		if o.At.After(onTimeFrom) {
+	for i, o := range due {
+		switch {
+		case recorded[o.Period]:
+		case o.At.After(onTimeFrom):
 			onTime = append(onTime, o)
-		} else {
+		case i >= after:
 			late = append(late, o)
 		}
 	}

@@ -8,15 +8,19 @@
 // NewPeriodicJob returns a *river.PeriodicJob whose constructor gets the
 // dstsafe.Occurrence it builds a job for. Each job carries its Period (job
 // name, period key, wall reading, kind, due instant, run date) in its args
-// under ArgsKey, is scheduled at the occurrence's instant, and is unique by
+// under ArgsKey, is due at the occurrence's instant, and is unique by
 // (kind, job name, period) in every job state: river refuses a second job
 // of the period for as long as the first one's row lives, whoever inserts
-// it. On becoming leader, a client enqueues the periods it finds missing
-// in the ledger by the job's catch-up policy; while it leads, it checks
-// each period in the ledger shortly after its due instant and enqueues
-// again one whose insert was lost (PostgreSQL down at that instant).
-// InsertDue, run on every client, inserts each period at its due instant
-// from whichever client is alive, so a killed leader's lease delays none.
+// it. It is inserted available at its due instant, so any live client
+// starts it, even if the leader that inserted it is killed at once. The
+// leader reconciles the recovery window (Options.MisfireThreshold) with
+// the ledger, on becoming leader and every Options.RecheckAfter while a
+// period of it has no record: every period due in it without a record is
+// enqueued (again), and the late ones beyond it by the job's catch-up
+// policy, so an outage of PostgreSQL, or of every leader, up to the
+// window loses no period. InsertDue, run on every client, inserts each
+// period at its due instant from whichever client is alive, so a killed
+// leader's lease delays none.
 //
 // # Work
 //
@@ -38,8 +42,9 @@
 //	leader down when a period      lost (in-memory schedule)     enqueued by the next leader (catch-up policy)
 //	is due                                                       from the ledger; with InsertDue, by any live
 //	                                                             client at once (not after the 15 s lease)
-//	insert fails (database down    lost                          enqueued again by the same leader after
-//	at the due instant)                                          Options.RecheckAfter (catch-up policy)
+//	insert fails (database down    lost                          enqueued again by the leader's next pass
+//	at the due instant)                                          (RecheckAfter), or the next leader's start:
+//	                                                             none lost within MisfireThreshold
 //	work run twice for a period    yes (retry, rescue, manual    no: ledger claim; NewTxWorker commits claim,
 //	                               insert, cleaned unique row)   rows and completion in one transaction
 //	worker killed mid-work         rescued, run again            NewTxWorker: rolled back, run again once;

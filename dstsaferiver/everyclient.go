@@ -8,6 +8,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/dstsafe/dstsafe"
 )
@@ -44,8 +45,10 @@ type InsertOptions struct {
 // ScheduledAt: river would insert it scheduled, for the leader's
 // scheduler to make available), and a producer fetches it within
 // Config.FetchPollInterval (1 s by default; sooner with LISTEN/NOTIFY on
-// PostgreSQL). The leader's catch-up (NewPeriodicJob) still covers what
-// every client missed, a whole outage.
+// PostgreSQL). A period whose copy waits in scheduled although it is due
+// (inserted by hand with ForPeriod, or by an older version's leader) is
+// made available (river's JobRetry). The leader's reconcile
+// (NewPeriodicJob) still covers what every client missed, a whole outage.
 //
 // The occurrences are the schedule's, folds and gaps included, from the
 // first one after InsertDue starts; it inserts nothing late (that is the
@@ -102,7 +105,16 @@ func InsertDue[TTx any, T river.JobArgs](ctx context.Context, client *river.Clie
 			// job is available at once, to every client's producer.
 			pio.ScheduledAt = time.Time{}
 		}
-		if _, err := client.Insert(ctx, pa, pio); err != nil && o.OnError != nil {
+		res, err := client.Insert(ctx, pa, pio)
+		if err == nil && res.UniqueSkippedAsDuplicate && res.Job != nil && res.Job.State == rivertype.JobStateScheduled &&
+			!res.Job.ScheduledAt.After(o.Clock.Now()) {
+			// The period's copy waits in scheduled (inserted by ForPeriod
+			// by hand, or by a leader of an older version) for the
+			// leader's scheduler, which a killed leader no longer runs:
+			// make it available to every client now.
+			_, err = client.JobRetry(ctx, res.Job.ID)
+		}
+		if err != nil && o.OnError != nil {
 			o.OnError(occ, fmt.Errorf("dstsaferiver: insert job %s period %s: %w", o.Name, occ.Period, err))
 		}
 	}

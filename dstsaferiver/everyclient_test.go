@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
@@ -25,7 +26,8 @@ import (
 // an hour, so the live client never leads. With NewPeriodicJob alone no
 // period of a job every 2 s is enqueued for 5 s; with InsertDue on the
 // live client every period is inserted and worked on time, within
-// FetchPollInterval of its due instant, exactly once.
+// FetchPollInterval of its due instant, exactly once, those inserted by
+// hand as scheduled copies included.
 func TestInsertDueWithoutLeader(t *testing.T) {
 	dsn := testkit.RequireEnv(t, pgEnv)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -82,9 +84,21 @@ func TestInsertDueWithoutLeader(t *testing.T) {
 	time.Sleep(5 * time.Second)
 	require.Zero(t, count("SELECT count(*) FROM "+schema+".river_job"), "a client that does not lead enqueued a periodic job")
 
+	// Every other period of the next 7 s inserted by hand, scheduled at
+	// its instant: only a leader's scheduler would make it available,
+	// so InsertDue, finding it due and still scheduled, does.
+	start := time.Now()
+	n := 0
+	for o, ok := sched.NextOccurrence(start); ok && o.At.Before(start.Add(7*time.Second)); o, ok = sched.NextOccurrence(o.At) {
+		if n++; n%2 == 0 {
+			args, opts := dstsaferiver.ForPeriod("report", o, ReportArgs{}, nil)
+			res, err := client.Insert(ctx, args, opts)
+			require.NoError(t, err)
+			require.Equal(t, rivertype.JobStateScheduled, res.Job.State)
+		}
+	}
 	insertCtx, stopInsert := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	start := time.Now()
 	go func() {
 		done <- dstsaferiver.InsertDue(insertCtx, client, sched, report, &dstsaferiver.InsertOptions{
 			OnError: func(o dstsafe.Occurrence, err error) { t.Errorf("insert %s: %v", o.Period, err) },
@@ -98,7 +112,7 @@ func TestInsertDueWithoutLeader(t *testing.T) {
 
 	// Every period due while InsertDue ran, worked once, on time.
 	var latest time.Duration
-	n := 0
+	n = 0
 	for o, ok := sched.NextOccurrence(start); ok && o.At.Before(end); o, ok = sched.NextOccurrence(o.At) {
 		n++
 		rows, err := db.Query("SELECT at FROM "+schema+".worked WHERE period = $1", o.Period)

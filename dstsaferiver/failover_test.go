@@ -331,6 +331,9 @@ func runFailover(t *testing.T, dsn string, chicago *time.Location, transition ti
 		schema, killed1.In(chicago).Format("15:04:05.000 MST"), took1.In(chicago).Format("15:04:05 MST"),
 		killed2.In(chicago).Format("15:04:05.000 MST"), took2.In(chicago).Format("15:04:05 MST"), end.In(chicago).Format("15:04:05 MST"))
 
+	// A period's instant is its args' due: river's enqueuer inserts it
+	// available, at the (virtual) time it constructs it.
+	due := "(args->'dstsafe'->>'due')::timestamptz"
 	// Let the workers finish every period up to the end.
 	q := func(query string, args ...any) int {
 		var n int
@@ -338,14 +341,14 @@ func runFailover(t *testing.T, dsn string, chicago *time.Location, transition ti
 		return n
 	}
 	f.poll("every job up to the end completed", 90*time.Second, func() bool {
-		return q("SELECT count(*) FROM "+schema+".river_job WHERE scheduled_at <= $1 AND state <> 'completed'", end) == 0
+		return q("SELECT count(*) FROM "+schema+".river_job WHERE "+due+" <= $1 AND state <> 'completed'", end) == 0
 	})
 
 	// The expected periods, from the time package: every 2 s from the
 	// first job's instant to the end, keyed by the Chicago wall reading,
 	// ";fold=1" when the instant an hour earlier read the same.
 	var first time.Time
-	require.NoError(t, db.QueryRow("SELECT min(scheduled_at) FROM "+schema+".river_job").Scan(&first))
+	require.NoError(t, db.QueryRow("SELECT min("+due+") FROM "+schema+".river_job").Scan(&first))
 	// The first leader's election takes longer on a loaded machine; what
 	// the test needs is periods worked before the transition, so that the
 	// kill at the transition falls between periods of both offsets.
@@ -376,11 +379,11 @@ func runFailover(t *testing.T, dsn string, chicago *time.Location, transition ti
 		require.NoError(t, rows.Err())
 		return m
 	}
-	jobsPer := count("SELECT args->'dstsafe'->>'period', count(*) FROM " + schema + ".river_job WHERE scheduled_at <= $1 GROUP BY 1")
+	jobsPer := count("SELECT args->'dstsafe'->>'period', count(*) FROM " + schema + ".river_job WHERE " + due + " <= $1 GROUP BY 1")
 	workedPer := count("SELECT period, count(*) FROM " + schema + ".worked w WHERE EXISTS (SELECT 1 FROM " + schema +
-		".river_job j WHERE j.args->'dstsafe'->>'period' = w.period AND j.scheduled_at <= $1) GROUP BY 1")
+		".river_job j WHERE j.args->'dstsafe'->>'period' = w.period AND (j.args->'dstsafe'->>'due')::timestamptz <= $1) GROUP BY 1")
 	succeeded := count("SELECT period, count(*) FROM " + schema + ".dstsafe_job_runs r WHERE status = 'succeeded' AND EXISTS (SELECT 1 FROM " + schema +
-		".river_job j WHERE j.args->'dstsafe'->>'period' = r.period AND j.scheduled_at <= $1) GROUP BY 1")
+		".river_job j WHERE j.args->'dstsafe'->>'period' = r.period AND (j.args->'dstsafe'->>'due')::timestamptz <= $1) GROUP BY 1")
 	var lost, twice, extra []string
 	for _, p := range wantOrder {
 		switch {
@@ -395,7 +398,7 @@ func runFailover(t *testing.T, dsn string, chicago *time.Location, transition ti
 			extra = append(extra, p)
 		}
 	}
-	late := q("SELECT count(*) FROM "+schema+".river_job WHERE scheduled_at <= $1 AND created_at > scheduled_at + interval '1 second'", end)
+	late := q("SELECT count(*) FROM "+schema+".river_job WHERE "+due+" <= $1 AND created_at > "+due+" + interval '1 second'", end)
 	takeovers := q("SELECT count(*) FROM " + schema + ".dstsafe_job_runs WHERE attempt > 1")
 	byPid := q("SELECT count(DISTINCT pid) FROM " + schema + ".worked")
 	t.Logf("%s: %d periods %s .. %s, %d enqueued late by a new leader, worked by %d processes, %d ledger takeovers; lost %d, twice %d",

@@ -171,13 +171,13 @@ func byDateOracle(loc *time.Location, ps []wantPeriod) []wantPeriod {
 }
 
 // requireOncePerPeriod checks that rows hold exactly the periods of want,
-// one job each, scheduled at the period's instant.
+// one job each, due at the period's instant.
 func requireOncePerPeriod(tb testing.TB, want []wantPeriod, rows []*rivertype.JobRow) {
 	tb.Helper()
 	ps, count := periodsOf(tb, rows)
 	got := map[string]time.Time{}
-	for i, p := range ps {
-		got[p.Period] = rows[i].ScheduledAt
+	for _, p := range ps {
+		got[p.Period] = p.Due
 	}
 	var missing, doubled, extra []string
 	wantSet := map[string]bool{}
@@ -189,7 +189,7 @@ func requireOncePerPeriod(tb testing.TB, want []wantPeriod, rows []*rivertype.Jo
 		case count[w.Period] > 1:
 			doubled = append(doubled, w.Period)
 		default:
-			require.True(tb, at.Equal(w.At), "period %s scheduled at %s, want %s", w.Period, at, w.At)
+			require.True(tb, at.Equal(w.At), "period %s due at %s, want %s", w.Period, at, w.At)
 		}
 	}
 	for p := range count {

@@ -15,5 +15,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		os.Exit(childMain())
 	}
+	if os.Getenv(killChildEnv) != "" {
+		os.Exit(killChildMain())
+	}
 	os.Exit(dstsafetest.RunWithZoneinfo(m))
 }

@@ -2,7 +2,6 @@ package dstsaferiver
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -28,18 +27,23 @@ type Options struct {
 	// late: dstsafe.CatchUpLatest{} (the default), dstsafe.CatchUpAll{Window,
 	// Max} or dstsafe.CatchUpSkip{}. See NewPeriodicJob.
 	CatchUp dstsafe.CatchUpPolicy
-	// MisfireThreshold is how late a period may be at a leader's start and
-	// still count as on time: enqueued whatever the catch-up policy.
-	// Defaults to dstsafe.DefaultMisfireThreshold (one minute).
+	// MisfireThreshold is how late a period may be and still count as on
+	// time: it is the recovery window. A leader enqueues every period due
+	// within it that has no record in the ledger, at its start and on
+	// every pass, whatever the catch-up policy and wherever the latest
+	// record is, so an outage or a dead leader up to this long loses no
+	// period. Defaults to dstsafe.DefaultMisfireThreshold (one minute).
 	MisfireThreshold time.Duration
-	// RecheckAfter is how long after a period's due instant the leader
-	// looks for it in the ledger, and enqueues it again if it is not there
-	// (see NewPeriodicJob: an insert lost to a database blip). Defaults to
-	// 10 seconds.
+	// RecheckAfter is the leader's pass interval: while a period of the
+	// recovery window has no record, the leader lists the window in the
+	// ledger every RecheckAfter and enqueues again the periods due at
+	// least RecheckAfter before that are still without one (see
+	// NewPeriodicJob: an insert lost to a database outage). Defaults to 10
+	// seconds.
 	RecheckAfter time.Duration
 	// Logger receives one line per leader start that enqueues periods late
-	// ("catch-up"), one per period enqueued again after a lost insert, and
-	// the ledger errors that stop either. Defaults to slog.Default().
+	// ("catch-up"), one per pass that enqueues periods again, and the
+	// ledger errors that stop either. Defaults to slog.Default().
 	Logger *slog.Logger
 }
 
@@ -53,9 +57,13 @@ var never = time.Unix(1<<63-62135596801, 999999999)
 // job state for as long as its row lives in river_job. Uniqueness is by
 // args, not by river's UniqueOpts.ByPeriod window (which is aligned to UTC,
 // not to the schedule's zone: river#827), so a restart, a new leader or two
-// clients never insert one period twice. The job is scheduled at the
-// occurrence's instant (InsertOpts.ScheduledAt, unless the constructor sets
-// it); UniqueOpts from the constructor are replaced.
+// clients never insert one period twice. River constructs a period at its
+// due instant and inserts it available (not scheduled: only the leader's
+// scheduler makes scheduled jobs available, and a leader killed just
+// after the insert would hold the period until the next leader, 15 s or
+// more), fetched by any client's producer from the due instant on, unless
+// the constructor sets InsertOpts.ScheduledAt; UniqueOpts from the
+// constructor are replaced.
 //
 // The occurrences are the schedule's, with its DST behaviour: with
 // dstsafe.ParseCron, a fixed-time job fires once in a fold (its first
@@ -63,43 +71,39 @@ var never = time.Unix(1<<63-62135596801, 999999999)
 // wall reading); a periodic job fires at both readings of a fold, under two
 // periods ("...T01:30:00" and "...T01:30:00;fold=1"), and not in a gap.
 //
-// When a client becomes leader, river asks the schedule for the first run
-// after its "now"; NewPeriodicJob answers with the periods that came due
-// while nobody enqueued, read from Options.Ledger, by Options.CatchUp.
-// Missed are the periods due after the latest one in the ledger:
+// The leader reconciles rather than remembers. When a client becomes
+// leader, river asks the schedule for the first run after its "now";
+// NewPeriodicJob lists the job's records in Options.Ledger and answers
+// with the periods to enqueue first, oldest first:
 //
-//   - on time (due at most MisfireThreshold before now): always enqueued;
-//   - CatchUpLatest: also the most recent late one, if none is on time;
-//   - CatchUpAll{Window, Max}: every late one due within Window of now,
-//     the most recent Max of them (0: no limit);
-//   - CatchUpSkip: no late one.
+//   - on time (due at most MisfireThreshold before now, the recovery
+//     window) and without a record: always, wherever the latest record
+//     is (an outage can leave a gap behind a period another client's
+//     InsertDue inserted and ran);
+//   - late and after the latest record, by Options.CatchUp:
+//     CatchUpLatest the most recent one, if none is on time;
+//     CatchUpAll{Window, Max} every one due within Window of now, the
+//     most recent Max of them (0: no limit); CatchUpSkip none.
 //
-// River inserts them at once, oldest first, then follows the schedule.
+// While it leads, the leader passes over the periods since its start
+// again every Options.RecheckAfter for as long as one of them has no
+// record (waking river's enqueuer for it if no period is due sooner):
+// one ledger List per pass, and each period without a record, due at
+// least RecheckAfter before, is enqueued again (river's enqueuer drops a
+// period whose insert fails, PostgreSQL down: "Error starting
+// transaction"), on time always, late as the catch-up policy allows, each
+// at most 3 times; one still waiting in river's queue is a refused
+// duplicate. A period the policy leaves out is logged at ERROR with its
+// period key. While the ledger cannot be read the pass waits and tries
+// again. So a database outage of any length up to MisfireThreshold (or,
+// with CatchUpAll, Window) loses no period, whether or not the leader
+// changes during it; measured in TestPostgresOutage and docs/river.md.
 //
-// River's enqueuer drops a period whose insert fails (PostgreSQL down or
-// restarting at its due instant: "Error starting transaction") and moves
-// on to the next, so the leader itself checks: Options.RecheckAfter after
-// each period's due instant (waking river's enqueuer for it if no other
-// period is due sooner) it reads the period in the ledger, and a period
-// with no record is enqueued again, at once, up to 3 times; a copy still
-// waiting in river's queue makes it a refused duplicate. While the
-// ledger cannot be read (the database is still down) the check waits and
-// tries again every RecheckAfter. The catch-up policy decides what comes
-// back late: a period is enqueued again while it is on time (due at most
-// MisfireThreshold before), and late under CatchUpAll within its Window,
-// under CatchUpLatest only the latest, under CatchUpSkip never; a period
-// left out is logged at ERROR with its period key. So a database outage
-// shorter than MisfireThreshold (or, with CatchUpAll, Window) loses no
-// period, with no change of leader; the cost is one ledger Get per period.
-//
-// A
-// period already in the ledger is never enqueued again; one still waiting
-// in river's queue is refused as a duplicate. A job with no record in the
-// ledger at all (looked for up to about 400 days back) is new and catches
-// up nothing late. Periods left out get no ledger record (a river job may
-// still hold them; recording them skipped could cancel queued work). The
-// catch-up reads the ledger in river's periodic job enqueuer, once per
-// leader start.
+// A period already in the ledger is never enqueued again. A job with no
+// record in the ledger at all (looked for up to about 400 days back) is
+// new and catches up nothing late. Periods left out get no ledger record
+// (a river job may still hold them; recording them skipped could cancel
+// queued work).
 //
 // Add the returned job to one client (Config.PeriodicJobs or
 // Client.PeriodicJobs().Add) and build another for each other client: it
@@ -128,28 +132,15 @@ type periodic[T river.JobArgs] struct {
 	mu      sync.Mutex
 	cur     dstsafe.Occurrence // the occurrence whose instant Next returned last
 	hasCur  bool
-	probe   bool                 // cur is a recheck wake-up, not a period (constructs nothing)
-	backlog []dstsafe.Occurrence // catch-up still to hand to river, oldest first
+	probe   bool                 // cur is a reconcile wake-up, not a period (constructs nothing)
+	backlog []dstsafe.Occurrence // catch-up or reconcile still to hand to river, oldest first
 	resume  time.Time            // after the backlog, follow the schedule from here
-	pending []pendingPeriod      // handed to river, not yet seen in the ledger, oldest first
 	latest  time.Time            // the latest instant Next was called with: about now
+	pass    time.Time            // the leader's last reconcile pass (or start)
+	open    bool                 // a period after floor may still lack a record: pass again
+	floor   time.Time            // every period due at or before it is settled for the passes
+	offers  map[string]int       // times a pass handed a period to river
 }
-
-// pendingPeriod is a period handed to river whose ledger record the
-// leader has not seen yet.
-type pendingPeriod struct {
-	o      dstsafe.Occurrence
-	offers int       // times handed to river
-	at     time.Time // when last handed (the enqueuer's now, about)
-}
-
-// maxOffers bounds the times one period is handed to river: the first
-// time and two more after lost inserts.
-const maxOffers = 3
-
-// maxPending bounds the periods awaiting their check, the most recent
-// kept.
-const maxPending = 1000
 
 func newPeriodic[T river.JobArgs](schedule dstsafe.OccurrenceSchedule, constructor func(dstsafe.Occurrence) (T, *river.InsertOpts), opts *Options) *periodic[T] {
 	if schedule == nil || reflect.ValueOf(schedule).Kind() == reflect.Pointer && reflect.ValueOf(schedule).IsNil() {
@@ -184,14 +175,16 @@ func newPeriodic[T river.JobArgs](schedule dstsafe.OccurrenceSchedule, construct
 	return &periodic[T]{
 		sched: schedule, build: constructor, name: o.Name, ledger: o.Ledger,
 		catchUp: o.CatchUp, misfire: o.MisfireThreshold, log: o.Logger, recheck: o.RecheckAfter,
+		offers: map[string]int{},
 	}
 }
 
 // Next implements river.PeriodicSchedule. Called with the instant it
 // returned last, it returns the next occurrence (or the next catch-up
-// period, or a period enqueued again, or a recheck wake-up). Called with
-// anything else, it is river's enqueuer starting on a new leader at time
-// t: it plans the catch-up from the ledger.
+// period, or a period of the recovery window enqueued again, or a
+// reconcile wake-up). Called with anything else, it is river's enqueuer
+// starting on a new leader at time t: it plans the catch-up from the
+// ledger.
 func (p *periodic[T]) Next(t time.Time) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -201,10 +194,15 @@ func (p *periodic[T]) Next(t time.Time) time.Time {
 	if !p.hasCur || !t.Equal(p.cur.At) {
 		p.backlog = p.plan(context.Background(), t)
 		p.resume = t
-		p.pending = nil
+		p.pass, p.open, p.floor = t, true, t.Add(-p.misfire)
+		if len(p.backlog) > 0 {
+			p.floor = minTime(p.floor, p.backlog[0].At.Add(-time.Nanosecond))
+		}
+		clear(p.offers)
 	}
-	if len(p.backlog) == 0 && p.ledger != nil {
-		p.backlog = p.recheckPending(context.Background(), p.latest)
+	if len(p.backlog) == 0 && p.ledger != nil && p.open && !p.latest.Before(p.pass.Add(p.recheck)) {
+		p.backlog = p.reconcile(context.Background(), p.latest)
+		p.pass = p.latest
 	}
 	if len(p.backlog) > 0 {
 		p.handOut(p.backlog[0])
@@ -216,10 +214,13 @@ func (p *periodic[T]) Next(t time.Time) time.Time {
 		after = p.resume
 	}
 	o, ok := p.sched.NextOccurrence(after)
-	if len(p.pending) > 0 {
-		if wake := p.latest.Add(p.recheck); !ok || wake.Before(o.At) {
-			// Nothing is due before the check: wake river's enqueuer for
-			// it. The wake-up constructs no job.
+	if p.ledger != nil && p.open {
+		if wake := p.pass.Add(p.recheck); !ok || wake.Before(o.At) {
+			// Nothing is due before the next pass: wake river's enqueuer
+			// for it. The wake-up constructs no job.
+			if wake.Before(p.latest) {
+				wake = p.latest
+			}
 			p.cur, p.hasCur, p.probe = dstsafe.Occurrence{At: wake}, true, true
 			p.resume = after
 			return wake
@@ -234,92 +235,123 @@ func (p *periodic[T]) Next(t time.Time) time.Time {
 	return o.At
 }
 
-// handOut makes o the occurrence river constructs next, and remembers it
-// until the ledger shows it.
+// handOut makes o the occurrence river constructs next; the next pass
+// looks for its record.
 func (p *periodic[T]) handOut(o dstsafe.Occurrence) {
 	p.cur, p.hasCur, p.probe = o, true, false
-	at := o.At
-	if p.latest.After(at) {
-		at = p.latest
-	}
-	for i := range p.pending {
-		if p.pending[i].o.Period == o.Period {
-			p.pending[i].offers++
-			p.pending[i].at = at
-			return
-		}
-	}
-	if len(p.pending) == maxPending {
-		p.pending = append(p.pending[:0], p.pending[1:]...)
-	}
-	p.pending = append(p.pending, pendingPeriod{o: o, offers: 1, at: at})
+	p.open = true
 }
 
-// recheckPending reads in the ledger the pending periods handed to river
-// at least recheck before now: those with a record are done; those
-// without are handed again (returned, oldest first) as the catch-up
-// policy allows, at most maxOffers times. A ledger error stops the
-// check: the next one tries again.
-func (p *periodic[T]) recheckPending(ctx context.Context, now time.Time) []dstsafe.Occurrence {
-	var again []dstsafe.Occurrence
-	kept := p.pending[:0]
-	failed := false
-	for _, pp := range p.pending {
-		if failed || pp.at.Add(p.recheck).After(now) {
-			kept = append(kept, pp)
-			continue
+// maxOffers bounds the times a pass hands one period to river: a period
+// still without a record after that is queued (a refused duplicate: its
+// worker fails and river retries it) or held by a job that will not run,
+// and the passes stop looking at it.
+const maxOffers = 3
+
+// reconcile is the leader's pass (see NewPeriodicJob): it lists the job's
+// records of the periods due after the floor (the oldest period the
+// leader has not seen recorded, or the start of the recovery window at its
+// start) and returns, oldest first, those without a record that are due
+// at least RecheckAfter before now, on time (due at most MisfireThreshold
+// before now) or late as the catch-up policy allows; river's unique insert
+// refuses any still waiting in its queue. The floor moves past every
+// period recorded, left out by the policy or offered maxOffers times, so
+// the leader passes again (every RecheckAfter) only while a period is
+// open. A ledger error leaves the floor: the next pass tries again.
+func (p *periodic[T]) reconcile(ctx context.Context, now time.Time) []dstsafe.Occurrence {
+	var window []dstsafe.Occurrence
+	for o, ok := p.sched.NextOccurrence(p.floor); ok && !o.At.After(now); o, ok = p.sched.NextOccurrence(o.At) {
+		if len(window) == maxCatchUp {
+			window = append(window[:0], window[maxCatchUp/2:]...)
 		}
-		_, err := p.ledger.Get(ctx, p.name, pp.o.Period)
-		switch {
-		case err == nil: // claimed: river has it
-		case !errors.Is(err, dstsafe.ErrNotFound):
-			p.log.Warn("dstsaferiver recheck: ledger read failed, trying again later", "job", p.name, "period", pp.o.Period, "error", err)
-			failed = true
-			kept = append(kept, pp)
-		case pp.offers >= maxOffers:
-			// Handed to river maxOffers times while the database answered:
-			// queued (a refused duplicate) or worked without a claim yet.
-			p.log.Info("dstsaferiver recheck: period still without a record, assumed queued", "job", p.name, "period", pp.o.Period, "offers", pp.offers)
-		default:
-			kept = append(kept, pp)
-			again = append(again, pp.o)
-		}
+		window = append(window, o)
 	}
-	p.pending = kept
-	if len(again) == 0 {
+	if len(window) == 0 {
+		p.open = false
 		return nil
 	}
-	onTimeFrom := now.Add(-p.misfire)
+	from := window[0].Period
+	for _, o := range window {
+		from = min(from, o.Period) // the second reading of a fold sorts before later first readings
+	}
+	recs, err := p.ledger.List(ctx, p.name, from, "")
+	if err != nil {
+		p.log.Warn("dstsaferiver reconcile: ledger list failed, trying again later", "job", p.name, "error", err)
+		return nil
+	}
+	recorded := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		recorded[r.Period] = true
+	}
+	onTimeFrom, settled := now.Add(-p.misfire), now.Add(-p.recheck)
+	var late, onTime []dstsafe.Occurrence
+	for _, o := range window {
+		switch {
+		case recorded[o.Period]:
+			delete(p.offers, o.Period)
+		case o.At.After(onTimeFrom):
+			onTime = append(onTime, o)
+		default:
+			late = append(late, o)
+		}
+	}
 	var run []dstsafe.Occurrence
-	for i, o := range again {
-		ok := !o.At.Before(onTimeFrom)
-		if !ok {
-			switch c := p.catchUp.(type) {
-			case dstsafe.CatchUpAll:
-				ok = !o.At.Before(now.Add(-c.Window))
-			case dstsafe.CatchUpSkip:
-			default: // CatchUpLatest: the latest, when it is late (none is on time)
-				ok = i == len(again)-1
+	switch c := p.catchUp.(type) {
+	case dstsafe.CatchUpAll:
+		for _, o := range late {
+			if !o.At.Before(now.Add(-c.Window)) {
+				run = append(run, o)
 			}
 		}
-		if ok {
+	case dstsafe.CatchUpSkip:
+	default: // CatchUpLatest: the latest, when none is on time
+		if len(onTime) == 0 && len(late) > 0 {
+			run = late[len(late)-1:]
+		}
+	}
+	for _, o := range late {
+		if !slices.ContainsFunc(run, func(r dstsafe.Occurrence) bool { return r.Period == o.Period }) {
+			p.log.Error("dstsaferiver period not enqueued: late without a record and the catch-up policy leaves it out", "job", p.name,
+				"period", o.Period, "due", o.At)
+		}
+	}
+	for _, o := range onTime {
+		if !o.At.After(settled) {
 			run = append(run, o)
+		}
+	}
+	// Hand each at most maxOffers times; the floor stays before the
+	// oldest period still open.
+	again := run[:0]
+	p.floor = now
+	for _, o := range run {
+		p.offers[o.Period]++
+		if p.offers[o.Period] > maxOffers {
+			p.log.Info("dstsaferiver reconcile: period still without a record, assumed queued", "job", p.name, "period", o.Period, "offers", maxOffers)
+			delete(p.offers, o.Period)
 			continue
 		}
-		p.log.Error("dstsaferiver period not enqueued: its insert was lost and the catch-up policy leaves it out", "job", p.name,
-			"period", o.Period, "due", o.At)
-		p.drop(o.Period)
+		again = append(again, o)
+		p.floor = minTime(p.floor, o.At.Add(-time.Nanosecond))
 	}
-	if len(run) > 0 {
-		p.log.Warn("dstsaferiver recheck: periods without a record enqueued again", "job", p.name, "periods", len(run),
-			"first", run[0].Period, "last", run[len(run)-1].Period)
+	for _, o := range onTime {
+		if o.At.After(settled) {
+			p.floor = minTime(p.floor, o.At.Add(-time.Nanosecond))
+		}
 	}
-	return run
+	p.open = len(again) > 0 || p.floor.Before(now)
+	if len(again) > 0 {
+		p.log.Warn("dstsaferiver reconcile: periods without a record enqueued again", "job", p.name, "periods", len(again),
+			"first", again[0].Period, "last", again[len(again)-1].Period)
+	}
+	return again
 }
 
-// drop forgets a pending period.
-func (p *periodic[T]) drop(period string) {
-	p.pending = slices.DeleteFunc(p.pending, func(pp pendingPeriod) bool { return pp.o.Period == period })
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // construct is the river.PeriodicJobConstructor: the job for the
@@ -335,5 +367,17 @@ func (p *periodic[T]) construct() (river.JobArgs, *river.InsertOpts) {
 	if v := reflect.ValueOf(args); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
 		return nil, nil // the constructor inserts nothing for this period
 	}
-	return ForPeriod(p.name, o, args, opts)
+	set := opts != nil && !opts.ScheduledAt.IsZero()
+	pa, pio := ForPeriod(p.name, o, args, opts)
+	if !set {
+		// River constructs a period when it is due (within 100 ms): with
+		// no ScheduledAt the job is inserted available, fetched by any
+		// client's producer from its due instant on (river's enqueuer
+		// sets scheduled_at to the instant Next returned), instead of
+		// scheduled, which only the leader's scheduler makes available:
+		// a leader killed just after the insert would hold it until the
+		// next leader's (river's 15 s leader lease).
+		pio.ScheduledAt = time.Time{}
+	}
+	return pa, pio
 }

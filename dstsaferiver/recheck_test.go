@@ -28,6 +28,13 @@ func (l *downLedger) Get(ctx context.Context, job, period string) (dstsafe.Recor
 	return l.MemoryLedger.Get(ctx, job, period)
 }
 
+func (l *downLedger) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
+	if l.down.Load() {
+		return nil, errDown
+	}
+	return l.MemoryLedger.List(ctx, job, from, to)
+}
+
 // The leader's recheck, driven as river's enqueuer drives the schedule
 // (each instant Next returns: construct, insert unless the database is
 // down, then Next of that instant), for a job every minute whose
@@ -101,4 +108,70 @@ func TestRecheckAfterLostInserts(t *testing.T) {
 			require.Equal(t, c.want, got)
 		})
 	}
+}
+
+// Issue 28's outage, driven as river drives two leaders: PostgreSQL down
+// from 07:29:56 to 07:30:18 for a job every 2 s, longer than river's
+// leader lease, so leader A stops at 07:30:11 (its inserts from 07:29:56
+// fail meanwhile); once the server is back, InsertDue on some client
+// inserts 07:30:20, worked and recorded at once, and leader B starts at
+// 07:30:22. B's catch-up used to start after the latest record (07:30:20)
+// and A's recheck died with its leadership: 07:29:56 to 07:30:18 were
+// lost. B now enqueues every period of the recovery window
+// (MisfireThreshold, 1 minute) without a record: none of the 14 periods
+// from 07:29:54 to 07:30:20 is lost, none worked twice.
+func TestOutageAcrossLeaders(t *testing.T) {
+	sched, err := dstsafe.ParseCron("*/2 * * * * *", dstsafe.WithSeconds())
+	require.NoError(t, err)
+	ctx := context.Background()
+	ledger := &downLedger{MemoryLedger: dstsafe.NewMemoryLedger(nil)}
+	worked := map[string]int{}
+	work := func(period string) {
+		worked[period]++
+		rec, err := ledger.Claim(ctx, dstsafe.ClaimRequest{Job: "report", Period: period, Owner: "w"})
+		if err != nil {
+			return // a second river job of the period: the claim refuses it
+		}
+		_, err = ledger.Finish(ctx, "report", period, rec.Token, dstsafe.StateSucceeded, "")
+		require.NoError(t, err)
+	}
+	at := func(s string) time.Time {
+		v, err := time.Parse("15:04:05", s)
+		require.NoError(t, err)
+		return time.Date(2024, 11, 3, v.Hour(), v.Minute(), v.Second(), 0, time.UTC)
+	}
+	down, up := at("07:29:56"), at("07:30:18")
+	// drive runs one leader's enqueuer from start until stop.
+	drive := func(start, stop time.Time) {
+		next, construct := dstsaferiver.Parts(sched, report, &dstsaferiver.Options{Ledger: ledger, Logger: discard})
+		now := start
+		for nextAt := next(start); nextAt.Before(stop); nextAt = next(nextAt) {
+			if nextAt.After(now) {
+				now = nextAt
+			}
+			ledger.down.Store(!now.Before(down) && now.Before(up))
+			if args, _ := construct(); args != nil && !ledger.down.Load() {
+				p, err := dstsaferiver.PeriodOf(jobRow(t, args))
+				require.NoError(t, err)
+				work(p.Period)
+			}
+		}
+	}
+	drive(at("07:29:40"), at("07:30:11"))
+	ledger.down.Store(false)
+	work("2024-11-03T07:30:20") // InsertDue's insert, worked at once
+	drive(at("07:30:22"), at("07:30:23"))
+
+	var lost, twice []string
+	for p := at("07:29:54"); !p.After(at("07:30:20")); p = p.Add(2 * time.Second) {
+		key := p.Format("2006-01-02T15:04:05")
+		if _, err := ledger.Get(ctx, "report", key); err != nil {
+			lost = append(lost, key)
+		}
+		if worked[key] > 1 {
+			twice = append(twice, key)
+		}
+	}
+	require.Empty(t, lost, "periods lost of the 14")
+	require.Empty(t, twice, "periods enqueued twice")
 }
