@@ -159,6 +159,7 @@ type jobConfig struct {
 	maxRuns      int
 	pauseAfter   int           // WithPauseOnFailure; 0: never
 	deadline     time.Duration // WithDeadline; 0: deadlineFactor x misfire
+	takeOver     bool          // WithTakeOver, or set by Update
 	err          error         // the first bad option, returned by Add
 }
 
