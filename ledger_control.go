@@ -47,12 +47,14 @@ type ControlLedger interface {
 	// never reopens.
 	Release(ctx context.Context, job, period, by, reason string) (Record, error)
 	// Jobs returns the names of the jobs the ledger knows: every job with
-	// at least one record or a pause state (paused or resumed), sorted
-	// by bytes, each once. A job that was only ever paused, never run,
-	// is known (an operator paused it before its first deploy); a name
-	// no claim or pause ever used is not, which is how the CLI tells a
-	// mistyped job from one with no periods yet. It is not a snapshot:
-	// a job first claimed while it runs may be missing.
+	// at least one record, a pause state (paused or resumed) or, in a
+	// ledger that is also a JobRegistry, a registration, sorted by bytes,
+	// each once. A job that was only ever paused, never run, is known (an
+	// operator paused it before its first deploy), and so is a job a
+	// Scheduler registered before its first period; a name no claim,
+	// pause or registration ever used is not, which is how the CLI tells
+	// a mistyped job from one with no periods yet. It is not a snapshot:
+	// a job first claimed or registered while it runs may be missing.
 	Jobs(ctx context.Context) ([]string, error)
 }
 
@@ -149,6 +151,11 @@ func (m *MemoryLedger) Jobs(ctx context.Context) ([]string, error) {
 		seen[job] = true
 	}
 	m.pauses.mu.Unlock()
+	m.registry.mu.Lock()
+	for job := range m.registry.jobs {
+		seen[job] = true
+	}
+	m.registry.mu.Unlock()
 	jobs := make([]string, 0, len(seen))
 	for job := range seen {
 		jobs = append(jobs, job)

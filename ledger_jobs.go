@@ -190,6 +190,12 @@ func (req ClaimRequest) Retries(existing Record) bool {
 		(existing.State == StateRunning || existing.State == StateAbandoned)
 }
 
+// jobNotFound is LookupJob's error for a job never registered, in every
+// backend (ledgerkit.JobNotFound).
+func jobNotFound(job string) error {
+	return fmt.Errorf("%w: job %q is not registered", ErrNotFound, job)
+}
+
 var _ JobRegistry = (*MemoryLedger)(nil)
 
 // memJobs holds a MemoryLedger's job registrations.
@@ -230,7 +236,7 @@ func (m *MemoryLedger) LookupJob(ctx context.Context, job string) (JobInfo, erro
 	defer m.registry.mu.Unlock()
 	info, ok := m.registry.jobs[job]
 	if !ok {
-		return JobInfo{}, fmt.Errorf("%w: job %q is not registered", ErrNotFound, job)
+		return JobInfo{}, jobNotFound(job)
 	}
 	info.Owners = slices.Clone(info.Owners)
 	return info, nil

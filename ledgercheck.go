@@ -31,6 +31,8 @@ func init() {
 		SetPause:  checkSetPause,
 		Job:       checkJob,
 		Release:   checkRelease,
+
+		JobNotFound: jobNotFound,
 	})
 }
 

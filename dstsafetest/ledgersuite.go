@@ -38,6 +38,20 @@ type NewLedgerFunc func(t *testing.T, clock *clockwork.FakeClock) dstsafe.Ledger
 // goroutines started together on up to 20,000 periods: a claim that
 // reads, then writes, is caught).
 //
+// A claim whose answer was lost (ledgersuite_claimid.go: a wrapper lets
+// the real Claim commit, then returns a transient error) and that is
+// tried again with the same Owner and ClaimRequest.ID gets its own
+// attempt back, first claims and takeovers alike; any other claimer is
+// refused.
+//
+// A Ledger that is also a dstsafe.JobRegistry is checked as one
+// (ledgersuite_jobs.go): a new job, the same schedule again, a zone data
+// update, a conflict naming both schedules and storing nothing, a
+// takeover, a plain schedule, owners bounded, unknown jobs, bad keys,
+// concurrent registrations of two schedules (exactly one stored), a
+// canceled context. For a Ledger that is not one, those subtests skip,
+// saying so.
+//
 // A Ledger that is also a dstsafe.ControlLedger is checked as one too
 // (ledgersuite_control.go): pause and resume, idempotent and timed by
 // the ledger's clock; a release of a failed or abandoned period allowing
@@ -79,8 +93,10 @@ func RunLedgerTests(t *testing.T, newLedger NewLedgerFunc, opts ...LedgerSuiteOp
 		{"ConcurrentClaims", s.testConcurrentClaims},
 		{"ContendedClaim", s.testContendedClaim},
 	}
+	tests = append(tests, s.claimIDTests()...)
 	tests = append(tests, s.skewTests()...)
 	tests = append(tests, s.controlTests()...)
+	tests = append(tests, s.registryTests()...)
 	for _, tt := range append(tests, s.capabilityTests()...) {
 		t.Run(tt.name, tt.fn)
 	}

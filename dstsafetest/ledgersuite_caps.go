@@ -136,7 +136,8 @@ func (s suite) testSchedule(t *testing.T) {
 
 // A ledger that cannot work says so with dstsafe.ErrPermanent from every
 // method, so that callers (and the Scheduler) stop retrying and report;
-// a dstsafe.ControlLedger from SetPause, GetPause and Release too.
+// a dstsafe.ControlLedger from SetPause, GetPause and Release too, a
+// dstsafe.JobRegistry from RegisterJob and LookupJob.
 func (s suite) testPermanent(t *testing.T) {
 	if len(s.caps.broken) == 0 {
 		t.Skip("capability: no broken ledger (dstsafetest.WithBrokenLedger)")
@@ -179,6 +180,16 @@ func (s suite) testPermanent(t *testing.T) {
 				}
 				calls["Release"] = func() error {
 					_, err := cl.Release(ctx, "billing", "2024-11-03", "ops", "processor back")
+					return err
+				}
+			}
+			if jr, ok := l.(dstsafe.JobRegistry); ok {
+				calls["RegisterJob"] = func() error {
+					_, err := jr.RegisterJob(ctx, dstsafe.JobRegistration{Job: "billing", Owner: "w", Schedule: billAt0130})
+					return err
+				}
+				calls["LookupJob"] = func() error {
+					_, err := jr.LookupJob(ctx, "billing")
 					return err
 				}
 			}

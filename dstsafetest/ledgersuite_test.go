@@ -59,6 +59,38 @@ var broken = map[string]brokenCase{
 	"skewfirstonly": {"ClockSkewTakeover", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return skewFirstOnly{l} }, nil},
 	// Stamps records with the claimer's clock, not the ledger's.
 	"claimerclock": {"ClockSkewFirstClaim", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return claimerClock{l} }, nil},
+	// Issue 28: a claim's ID is not kept, so a retry after a lost
+	// answer is refused as claimed by someone else (itself).
+	"noclaimid": {"ClaimAnswerLost", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return noClaimID{l} }, nil},
+	// A retry finds its own record by owner alone: a replica's next
+	// claim of the period (another ID) revives its old attempt.
+	"ownerretries": {"ClaimAnswerLost", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return ownerRetries{l} }, nil},
+	// Issue 29: the last registration wins, silently replacing the
+	// schedule another service registered.
+	"lastwins": {"JobConflict", func(l *dstsafe.MemoryLedger) dstsafe.Ledger { return lastWins{l} }, nil},
+}
+
+type noClaimID struct{ *dstsafe.MemoryLedger }
+
+func (n noClaimID) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	req.ID = ""
+	return n.MemoryLedger.Claim(ctx, req)
+}
+
+type ownerRetries struct{ *dstsafe.MemoryLedger }
+
+func (o ownerRetries) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
+	if cur, err := o.MemoryLedger.Get(ctx, req.Job, req.Period); err == nil && req.ID != "" && cur.Owner == req.Owner {
+		req.ID = cur.ClaimID
+	}
+	return o.MemoryLedger.Claim(ctx, req)
+}
+
+type lastWins struct{ *dstsafe.MemoryLedger }
+
+func (w lastWins) RegisterJob(ctx context.Context, reg dstsafe.JobRegistration) (dstsafe.JobInfo, error) {
+	reg.TakeOver = true
+	return w.MemoryLedger.RegisterJob(ctx, reg)
 }
 
 type clockBlind struct{ *dstsafe.MemoryLedger }

@@ -92,6 +92,25 @@ func CheckRelease(ctx context.Context, job, period, by, reason string) (string, 
 	return checks.Release(ctx, job, period, by, reason)
 }
 
+// CheckRegisterJob is the preamble of dstsafe.JobRegistry.RegisterJob:
+// reg.Check (ctx, the job and owner keys, and each descriptive field
+// that is set).
+func CheckRegisterJob(ctx context.Context, reg dstsafe.JobRegistration) error {
+	return reg.Check(ctx)
+}
+
+// CheckLookupJob is the preamble of dstsafe.JobRegistry.LookupJob: ctx
+// and the job.
+func CheckLookupJob(ctx context.Context, job string) error {
+	return checks.Job(ctx, job)
+}
+
+// JobNotFound returns the error wrapping dstsafe.ErrNotFound that
+// LookupJob reports for a job never registered.
+func JobNotFound(job string) error {
+	return checks.JobNotFound(job)
+}
+
 // ValidateKey checks a job name, period or owner: non-empty, at most
 // ledgerkit.MaxKeyLen bytes, valid UTF-8 and free of NUL bytes (PostgreSQL's
 // text type cannot hold NUL). field names the argument in the error, a

@@ -129,7 +129,7 @@ func (l *Ledger) jobOfKey(key string) (string, bool) {
 		return "", false
 	}
 	job, tail := rest[:n], rest[n+1:]
-	if tail != ":periods" && tail != ":pause" && !strings.HasPrefix(tail, ":run:") {
+	if tail != ":periods" && tail != ":pause" && tail != ":job" && !strings.HasPrefix(tail, ":run:") {
 		return "", false
 	}
 	return job, true

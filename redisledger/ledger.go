@@ -126,7 +126,10 @@ var ErrContended = errors.New("redisledger: record contended")
 // may or may not have been recorded: a later Claim tells which
 // (ErrAlreadyClaimed with this owner). A claim is never recorded twice, and
 // a client-side retry of a claim whose reply was lost recognises its own
-// write (each claim carries a random id) instead of locking itself out.
+// write (each claim carries a random id) instead of locking itself out;
+// so does a Claim called again with the same Owner and a non-empty
+// req.ID (dstsafe.ClaimRequest.Retries), which gets its attempt back with
+// the lease extended to now plus its lease.
 func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.Record, error) {
 	lease, err := ledgerkit.CheckClaim(ctx, req)
 	if err != nil {
@@ -151,6 +154,7 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 		next := dstsafe.Record{
 			Job: req.Job, Period: req.Period, State: dstsafe.StateRunning, Owner: req.Owner,
 			Token: 1, Attempt: 1, StartedAt: now, LeaseUntil: now.Add(lease), Schedule: req.Schedule,
+			ClaimID: req.ID,
 		}
 		var ok bool
 		if cur == nil {
@@ -158,6 +162,21 @@ func (l *Ledger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 		} else {
 			existing := cur.rec
 			existing.State = existing.StateAt(now)
+			if req.Retries(existing) {
+				// This claim's own attempt, written by an earlier try
+				// whose reply was lost: its answer, with the lease a
+				// claim gets now (compare-and-set, as a heartbeat).
+				own := cur.rec
+				own.LeaseUntil = now.Add(lease)
+				ok, cur, err = l.swap(ctx, "claim", key, idx, cur.raw, own, cur.claim)
+				if err != nil {
+					return dstsafe.Record{}, err
+				}
+				if ok {
+					return own, nil
+				}
+				continue
+			}
 			if !req.Retry.Allows(existing) {
 				return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: existing}
 			}

@@ -14,6 +14,9 @@ import (
 // UTC. Claim is a random id of the claim (attempt) that wrote the record; it
 // lets a claim retried by the client after a lost reply recognise its own
 // write instead of reporting the period as claimed by someone else.
+// ClaimID is the caller's dstsafe.ClaimRequest.ID, which a retried claim
+// gives again (absent when it gave none, and in records written before it
+// was kept).
 // Schedule is absent from records written before it was kept, and from
 // claims that give none: both read as "". The release fields are absent
 // until an operator releases the period (dstsafe.ControlLedger.Release).
@@ -33,6 +36,7 @@ type stored struct {
 	ReleasedBy    string    `json:"released_by,omitempty"`
 	ReleaseReason string    `json:"release_reason,omitempty"`
 	Claim         string    `json:"claim"`
+	ClaimID       string    `json:"claim_id,omitempty"`
 }
 
 // A CorruptRecordError reports a value under a ledger key that is not a
@@ -88,6 +92,7 @@ func encode(r dstsafe.Record, claim string) (string, error) {
 		ReleasedBy:    r.ReleasedBy,
 		ReleaseReason: r.ReleaseReason,
 		Claim:         claim,
+		ClaimID:       r.ClaimID,
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -126,6 +131,7 @@ func decode(key, raw string) (entry, error) {
 			Released:      s.Released,
 			ReleasedBy:    s.ReleasedBy,
 			ReleaseReason: s.ReleaseReason,
+			ClaimID:       s.ClaimID,
 		},
 	}, nil
 }

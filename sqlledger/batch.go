@@ -104,7 +104,7 @@ func (l *Ledger) claimGrouped(ctx context.Context, req dstsafe.ClaimRequest) (ds
 				}
 				r := f.rec
 				r.State = r.StateAt(now)
-				if !req.Retry.Allows(r) {
+				if !req.Retries(r) && !req.Retry.Allows(r) {
 					return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: r}
 				}
 			}
@@ -218,9 +218,9 @@ func (l *Ledger) committed(n int) {
 // claims that lose to them.
 func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 	var (
-		jobs, periods, owners, schedules []string
-		leases                           []time.Time
-		first                            = map[claimKey]*queuedClaim{}
+		jobs, periods, owners, schedules, ids []string
+		leases                                []time.Time
+		first                                 = map[claimKey]*queuedClaim{}
 	)
 	now, err := l.now(ctx)
 	if err != nil {
@@ -240,6 +240,7 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 		lease, _ := ledgerkit.EffectiveLease(c.req.Lease)
 		jobs, periods, owners = append(jobs, c.req.Job), append(periods, c.req.Period), append(owners, c.req.Owner)
 		schedules, leases = append(schedules, c.req.Schedule), append(leases, now.Add(lease))
+		ids = append(ids, c.req.ID)
 	}
 	if len(first) == 0 {
 		return // every claim refused for its clock
@@ -254,7 +255,7 @@ func (l *Ledger) insertGroup(ctx context.Context, group []*queuedClaim) {
 			c.alone = c.err == nil
 		}
 	}
-	inserted, err := l.records(ctx, l.sql.insertMany, jobs, periods, owners, now, leases, schedules)
+	inserted, err := l.records(ctx, l.sql.insertMany, jobs, periods, owners, now, leases, schedules, ids)
 	if err != nil {
 		fail()
 		return
@@ -314,10 +315,11 @@ func (l *Ledger) records(ctx context.Context, query string, args ...any) (map[cl
 }
 
 // lose answers c with a refusal by r, the period's record as stored,
-// unless c's retry policy may take r over: then c claims on its own.
+// unless r is c's own attempt (an earlier try of c whose answer was lost)
+// or c's retry policy may take r over: then c claims on its own.
 func (l *Ledger) lose(c *queuedClaim, r dstsafe.Record, now time.Time) {
 	r.State = r.StateAt(now)
-	if c.req.Retry.Allows(r) {
+	if c.req.Retries(r) || c.req.Retry.Allows(r) {
 		c.alone = true
 		return
 	}

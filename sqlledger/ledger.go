@@ -333,12 +333,26 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 		stored := r.State
 		r.State = r.StateAt(now)
 		last = r
+		if req.Retries(r) {
+			// This claim's own attempt, committed by an earlier try
+			// whose answer was lost: its answer, with the lease a
+			// claim gets now. A takeover in between changed the token:
+			// the next pass sees the taker's record.
+			r, err = l.one(ctx, l.sql.heartbeat, []any{req.Job, req.Period, r.Token, l.timeArg(now.Add(lease))})
+			if err == nil {
+				return r, nil
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return dstsafe.Record{}, mapErr("claim", req.Job, req.Period, err)
+			}
+			continue
+		}
 		if !req.Retry.Allows(r) {
 			return dstsafe.Record{}, &dstsafe.ClaimedError{Existing: r}
 		}
 		r, err = l.one(ctx, l.sql.takeover, []any{
 			req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease)),
-			r.Token, statusText(stored), l.timeArg(r.LeaseUntil), req.Schedule})
+			r.Token, statusText(stored), l.timeArg(r.LeaseUntil), req.Schedule, req.ID})
 		if err == nil {
 			return r, nil
 		}
@@ -358,7 +372,7 @@ func (l *Ledger) claim(ctx context.Context, req dstsafe.ClaimRequest) (dstsafe.R
 // record that prevented it (State as stored), or a zero Record if there is
 // none after all (a conflicting insert rolled back).
 func (l *Ledger) insertOrGet(ctx context.Context, req dstsafe.ClaimRequest, lease time.Duration, now time.Time) (r dstsafe.Record, inserted bool, err error) {
-	args := []any{req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease)), req.Schedule}
+	args := []any{req.Job, req.Period, req.Owner, l.timeArg(now), l.timeArg(now.Add(lease)), req.Schedule, req.ID}
 	if l.dialect == PostgreSQL {
 		// One round trip: the CTE inserts, the other branch reads a row
 		// that existed before the statement. Both are empty when the
@@ -622,7 +636,7 @@ func (l *Ledger) scan(s scanner, first ...any) (dstsafe.Record, error) {
 		var started, leaseUntil int64
 		var finished sql.NullInt64
 		err = s.Scan(append(first, &r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &started, &finished, &leaseUntil, &r.Reason,
-			&r.Schedule, &r.Released, &r.ReleasedBy, &r.ReleaseReason)...)
+			&r.Schedule, &r.Released, &r.ReleasedBy, &r.ReleaseReason, &r.ClaimID)...)
 		r.StartedAt = time.UnixMicro(started).UTC()
 		r.LeaseUntil = time.UnixMicro(leaseUntil).UTC()
 		if finished.Valid {
@@ -631,7 +645,7 @@ func (l *Ledger) scan(s scanner, first ...any) (dstsafe.Record, error) {
 	} else {
 		var finished sql.NullTime
 		err = s.Scan(append(first, &r.Job, &r.Period, &status, &r.Owner, &r.Token, &r.Attempt, &r.StartedAt, &finished, &r.LeaseUntil, &r.Reason,
-			&r.Schedule, &r.Released, &r.ReleasedBy, &r.ReleaseReason)...)
+			&r.Schedule, &r.Released, &r.ReleasedBy, &r.ReleaseReason, &r.ClaimID)...)
 		r.StartedAt = ledgerkit.LedgerTime(r.StartedAt)
 		r.LeaseUntil = ledgerkit.LedgerTime(r.LeaseUntil)
 		if finished.Valid {

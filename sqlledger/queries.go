@@ -13,12 +13,15 @@ type queries struct {
 	release                                                                    string
 	getPause, pause, resume                                                    string
 	jobs                                                                       string
+	getJob, insertJob, updateJob                                               string
 }
 
 const cols = `job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason,
-    schedule, released, released_by, release_reason`
+    schedule, released, released_by, release_reason, claim_id`
 
 const pauseCols = `paused, changed_by, reason, since`
+
+const jobCols = `job_name, schedule, spec, period_key, zone, zone_data, first_seen, last_seen, changed, owners`
 
 // quoteTable quotes each part of a validated (schema.)table name.
 func quoteTable(name string) string {
@@ -32,19 +35,22 @@ func quoteTable(name string) string {
 func buildQueries(d Dialect, table string) *queries {
 	t := quoteTable(table)
 	q := &queries{
-		// $1 job, $2 period, $3 owner, $4 now, $5 lease until, $6 schedule.
+		// $1 job, $2 period, $3 owner, $4 now, $5 lease until, $6 schedule,
+		// $7 the claim's ID.
 		insert: `INSERT INTO ` + t + ` (` + cols + `)
-VALUES ($1, $2, 'running', $3, 1, 1, $4, NULL, $5, '', $6, false, '', '')
+VALUES ($1, $2, 'running', $3, 1, 1, $4, NULL, $5, '', $6, false, '', '', $7)
 ON CONFLICT (job_name, period) DO NOTHING
 RETURNING ` + cols,
 		get: `SELECT ` + cols + ` FROM ` + t + ` WHERE job_name = $1 AND period = $2`,
 		// $6..$8: the token, stored status and lease read before: the
 		// takeover only happens if nobody changed the row since, not even
-		// a heartbeat that revived an abandoned claim. $9 the schedule.
-		// It uses up an operator's release, keeping who made it and why.
+		// a heartbeat that revived an abandoned claim. $9 the schedule,
+		// $10 the claim's ID. It uses up an operator's release, keeping
+		// who made it and why.
 		takeover: `UPDATE ` + t + `
 SET status = 'running', owner = $3, token = token + 1, attempt = attempt + 1,
-    started_at = $4, finished_at = NULL, lease_until = $5, reason = '', schedule = $9, released = false
+    started_at = $4, finished_at = NULL, lease_until = $5, reason = '', schedule = $9, released = false,
+    claim_id = $10
 WHERE job_name = $1 AND period = $2 AND token = $6 AND status = $7 AND lease_until = $8
 RETURNING ` + cols,
 		// $3 by, $4 reason, $5 now: failed, or running with its lease
@@ -68,10 +74,11 @@ SELECT true, ` + cols + ` FROM ins
 UNION ALL
 SELECT false, ` + cols + ` FROM ` + t + ` WHERE job_name = $1 AND period = $2`
 	// PostgreSQL only: a group of new claims in one statement (batch.go).
-	// $1 jobs, $2 periods, $3 owners, $4 now, $5 leases until, $6 schedules.
+	// $1 jobs, $2 periods, $3 owners, $4 now, $5 leases until, $6 schedules,
+	// $7 claim IDs.
 	q.insertMany = `INSERT INTO ` + t + ` (` + cols + `)
-SELECT j, p, 'running', o, 1, 1, $4, NULL, lu, '', sch, false, '', ''
-FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[], $6::text[]) AS g(j, p, o, lu, sch)
+SELECT j, p, 'running', o, 1, 1, $4, NULL, lu, '', sch, false, '', '', cid
+FROM unnest($1::text[], $2::text[], $3::text[], $5::timestamptz[], $6::text[], $7::text[]) AS g(j, p, o, lu, sch, cid)
 ON CONFLICT (job_name, period) DO NOTHING
 RETURNING ` + cols
 	// PostgreSQL only: the rows of the periods a group did not insert.
@@ -109,11 +116,32 @@ RETURNING ` + pauseCols
 )
 SELECT name FROM j WHERE name IS NOT NULL
 UNION
-SELECT job_name FROM ` + p
+SELECT job_name FROM ` + p + `
+UNION
+SELECT job_name FROM ` + quoteTable(table+"_jobs")
+	// The job registry (jobs.go): read with the database's clock (on
+	// PostgreSQL clock_timestamp(), in the same round trip; SQLite's
+	// clock is the host's), written by a compare-and-set on revision.
+	// $1 job.
+	j := quoteTable(table + "_jobs")
+	clockCol := `0`
+	if d == PostgreSQL {
+		clockCol = `clock_timestamp()`
+	}
+	q.getJob = `SELECT ` + clockCol + `, ` + jobCols + `, revision FROM (SELECT 1) AS one LEFT JOIN ` + j + ` ON job_name = $1`
+	// $1 job, $2..$10 the other jobCols, $11 revision read (update only).
+	q.insertJob = `INSERT INTO ` + j + ` (` + jobCols + `, revision)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1)
+ON CONFLICT (job_name) DO NOTHING
+RETURNING revision`
+	q.updateJob = `UPDATE ` + j + ` SET schedule = $2, spec = $3, period_key = $4, zone = $5, zone_data = $6,
+    first_seen = $7, last_seen = $8, changed = $9, owners = $10, revision = revision + 1
+WHERE job_name = $1 AND revision = $11
+RETURNING revision`
 	if d == SQLite {
 		// SQLite numbers parameters ?NNN; $NNN would be a named parameter.
 		for _, s := range []*string{&q.insert, &q.get, &q.takeover, &q.heartbeat, &q.finish, &q.list[0], &q.list[1], &q.list[2], &q.list[3],
-			&q.release, &q.getPause, &q.pause, &q.resume} {
+			&q.release, &q.getPause, &q.pause, &q.resume, &q.getJob, &q.insertJob, &q.updateJob} {
 			*s = strings.ReplaceAll(*s, "$", "?")
 		}
 	}
@@ -178,8 +206,34 @@ var migrations = []migration{
 )%s`, quoteTable(table+"_pauses"), text, boolean, ts, suffix),
 		}
 	}},
+	{3, "store claim IDs and the job registry", func(d Dialect, table string) []string {
+		// claim_id: rows written before (and by replicas of the previous
+		// release) read as a claim without an ID, which no retry matches.
+		// The registry: one row per job; owners a JSON array, the most
+		// recent first; revision the compare-and-set of every write.
+		text, ts, suffix := `TEXT`, `BIGINT`, ` WITHOUT ROWID`
+		if d == PostgreSQL {
+			text, ts, suffix = `TEXT COLLATE "C"`, `TIMESTAMPTZ`, ``
+		}
+		return []string{
+			`ALTER TABLE ` + quoteTable(table) + ` ADD COLUMN claim_id TEXT NOT NULL DEFAULT ''`,
+			fmt.Sprintf(`CREATE TABLE %s (
+    job_name   %s PRIMARY KEY,
+    schedule   TEXT NOT NULL,
+    spec       TEXT NOT NULL,
+    period_key TEXT NOT NULL,
+    zone       TEXT NOT NULL,
+    zone_data  TEXT NOT NULL,
+    first_seen %s NOT NULL,
+    last_seen  %s NOT NULL,
+    changed    %s NOT NULL,
+    owners     TEXT NOT NULL,
+    revision   BIGINT NOT NULL
+)%s`, quoteTable(table+"_jobs"), text, ts, ts, ts, suffix),
+		}
+	}},
 }
 
 // SchemaVersion is the schema version Migrate brings a database to: the
 // version of the last migration.
-const SchemaVersion = 2
+const SchemaVersion = 3

@@ -36,6 +36,8 @@ type Checks[Req, Rec, St any] struct {
 	SetPause  func(ctx context.Context, job, by, reason string) (string, error)
 	Job       func(ctx context.Context, job string) error
 	Release   func(ctx context.Context, job, period, by, reason string) (string, error)
+	// JobNotFound is LookupJob's error for a job never registered.
+	JobNotFound func(job string) error
 }
 
 var checks any

@@ -57,12 +57,16 @@ func testScheduler(t *testing.T, b Backend) {
 	})
 }
 
-// requireControl fails the test unless l is a dstsafe.ControlLedger, so
-// that the suite's control subtests cannot quietly skip.
+// requireControl fails the test unless l is a dstsafe.ControlLedger and
+// a dstsafe.JobRegistry, so that the suite's control and registry
+// subtests cannot quietly skip.
 func requireControl(t *testing.T, l dstsafe.Ledger) dstsafe.Ledger {
 	t.Helper()
 	if _, ok := l.(dstsafe.ControlLedger); !ok {
 		t.Fatalf("%T is not a dstsafe.ControlLedger: the suite would skip its control subtests", l)
+	}
+	if _, ok := l.(dstsafe.JobRegistry); !ok {
+		t.Fatalf("%T is not a dstsafe.JobRegistry: the suite would skip its registry subtests", l)
 	}
 	return l
 }
@@ -221,11 +225,29 @@ func (x txLedger) Release(ctx context.Context, job, period, by, reason string) (
 	return inTx(ctx, x.l, func(v *sqlledger.Ledger) (dstsafe.Record, error) { return v.Release(ctx, job, period, by, reason) })
 }
 
+func (x txLedger) RegisterJob(ctx context.Context, reg dstsafe.JobRegistration) (dstsafe.JobInfo, error) {
+	return inTx(ctx, x.l, func(v *sqlledger.Ledger) (dstsafe.JobInfo, error) { return v.RegisterJob(ctx, reg) })
+}
+
+func (x txLedger) LookupJob(ctx context.Context, job string) (dstsafe.JobInfo, error) {
+	return inTx(ctx, x.l, func(v *sqlledger.Ledger) (dstsafe.JobInfo, error) { return v.LookupJob(ctx, job) })
+}
+
 func (x txLedger) Jobs(ctx context.Context) ([]string, error) {
 	return inTx(ctx, x.l, func(v *sqlledger.Ledger) ([]string, error) { return v.Jobs(ctx) })
 }
 
 func (n notMigrated) Jobs(ctx context.Context) ([]string, error) {
 	r, err := n.Ledger.Jobs(ctx)
+	return r, n.check(err)
+}
+
+func (n notMigrated) RegisterJob(ctx context.Context, reg dstsafe.JobRegistration) (dstsafe.JobInfo, error) {
+	r, err := n.Ledger.RegisterJob(ctx, reg)
+	return r, n.check(err)
+}
+
+func (n notMigrated) LookupJob(ctx context.Context, job string) (dstsafe.JobInfo, error) {
+	r, err := n.Ledger.LookupJob(ctx, job)
 	return r, n.check(err)
 }
