@@ -271,3 +271,39 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// `ledger audit --job X --from --to` needs nothing else: the schedule and
+// its period key come from the registry (the quickstart's ByDate job runs
+// by exec on 12-03 and 12-04; 12-05 is missing). `ledger jobs` shows the
+// registration and hides the keys derived from a job.
+func TestLedgerAuditRegisteredSchedule(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, l execLedger) {
+		const job = "billing/America/Chicago"
+		cr, err := dstsafe.ParseCron(chicago130, dstsafe.WithPeriodKey(dstsafe.ByDate))
+		if err != nil {
+			t.Fatal(err)
+		}
+		registerAsScheduler(t, l, job, cr, time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC))
+		out := filepath.Join(t.TempDir(), "runs")
+		for _, now := range []string{"2026-12-03T07:31:00Z", "2026-12-04T07:31:00Z"} {
+			if r := execArgs(t, l, now, out, "--job", job); r.code != 0 {
+				t.Fatalf("exec at %s: exit %d\n%s", now, r.code, r.stderr)
+			}
+		}
+		// A run slot of WithMaxRuns, under the derived key.
+		if _, err := l.ledger.Claim(context.Background(), dstsafe.ClaimRequest{Job: job + "/max-runs", Period: "0000000001", Owner: "x", Lease: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+		args := append([]string{"ledger", "audit", "--job", job, "--from", "2026-12-03", "--to", "2026-12-06"}, l.flags...)
+		stdout, stderr, code := runCLIAt(at, args...)
+		if code != exitFindings || !strings.Contains(stdout, "1 without a succeeded record: 1 missing") ||
+			!strings.Contains(stdout, "2026-12-05  2026-12-05T07:30:00Z") {
+			t.Errorf("audit: exit %d, want %d with 2026-12-05 missing\n%s%s", code, exitFindings, stdout, stderr)
+		}
+		stdout, stderr, code = runCLIAt(at, append([]string{"ledger", "jobs"}, l.flags...)...)
+		if code != 0 || !strings.Contains(stdout, "1 job(s)") || !strings.Contains(stdout, chicago130) || strings.Contains(stdout, "max-runs") {
+			t.Errorf("jobs: exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
+}
