@@ -2,18 +2,23 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jonboulle/clockwork"
 
 	"github.com/dstsafe/dstsafe"
+	"github.com/dstsafe/dstsafe/internal/testkit"
+	"github.com/dstsafe/dstsafe/sqlledger"
+	"github.com/dstsafe/dstsafe/sqlledger/sqlite"
 )
 
 // execArgs runs one dstsafe exec process on l at now with args (job,
@@ -306,4 +311,77 @@ func TestLedgerAuditRegisteredSchedule(t *testing.T) {
 			t.Errorf("jobs: exit %d\n%s%s", code, stdout, stderr)
 		}
 	})
+}
+
+// Many pods of a CronJob start at once on a database no service ever
+// migrated (a fresh PostgreSQL schema, a SQLite file that does not exist
+// yet): each `exec --migrate` migrates, none fails, and the period runs
+// once. This is how examples/kubernetes runs its first trigger.
+func TestExecMigrateConcurrentStarts(t *testing.T) {
+	const n = 8
+	fresh := map[string]func(t *testing.T) (flags []string, check func() dstsafe.Ledger){
+		"sqlite": func(t *testing.T) ([]string, func() dstsafe.Ledger) {
+			path := filepath.Join(t.TempDir(), "fresh.db")
+			return []string{"--ledger", "sqlite://" + path}, func() dstsafe.Ledger {
+				l, err := sqlite.OpenSQLite(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { l.Close() })
+				return l
+			}
+		},
+		"postgres": func(t *testing.T) ([]string, func() dstsafe.Ledger) {
+			dsn := testkit.RequireEnv(t, "DSTSAFE_TEST_POSTGRES_DSN")
+			serverSeq++
+			schema := fmt.Sprintf("dstsafe_fresh_%d_%d", os.Getpid(), serverSeq)
+			db, err := sql.Open("pgx", dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if _, err := db.Exec(`DROP SCHEMA IF EXISTS ` + schema + ` CASCADE`); err != nil {
+					t.Errorf("drop schema %s: %v", schema, err)
+				}
+				db.Close()
+			})
+			table := schema + ".job_runs"
+			return []string{"--ledger", dsn, "--table", table}, func() dstsafe.Ledger {
+				l, err := sqlledger.New(db, sqlledger.WithTable(table), sqlledger.WithDialect(sqlledger.PostgreSQL))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l
+			}
+		},
+	}
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			flags, open := fresh[name](t)
+			out := filepath.Join(t.TempDir(), "runs")
+			results := make([]result, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				args := append([]string{"exec"}, flags...)
+				args = append(args, "--migrate", "--job", "billing", "--schedule", chicago130, "--owner", fmt.Sprintf("pod-%d", i),
+					"--", "sh", "-c", `echo "{{.Period}}" >> "$0"`, out)
+				cmd := exec.Command(dstsafeBinary(t), args...)
+				cmd.Env = append(os.Environ(), "DSTSAFE_NOW=2026-12-05T07:30:05Z")
+				wg.Go(func() { results[i] = runTrigger(t, cmd) })
+			}
+			wg.Wait()
+			for i, r := range results {
+				if r.code != 0 {
+					t.Errorf("pod %d: exit %d\n%s", i, r.code, r.stderr)
+				}
+			}
+			if got := lines(t, out); len(got) != 1 || got[0] != "2026-12-05T01:30:00" {
+				t.Fatalf("runs %q, want one", got)
+			}
+			rec, err := open().Get(context.Background(), "billing", "2026-12-05T01:30:00")
+			if err != nil || rec.State != dstsafe.StateSucceeded {
+				t.Fatalf("record %+v, %v", rec, err)
+			}
+		})
+	}
 }
