@@ -113,6 +113,15 @@ func (s *Scheduler) register(env runEnv, reg JobRegistration, deadline time.Time
 	}
 }
 
+// regItem is a job Run registers at its start.
+type regItem struct {
+	name string
+	spec *jobSpec
+	seq  uint64
+}
+
+func (it regItem) order() uint64 { return it.seq }
+
 // registerJobs is Run's registration stage, after the ledger answered and
 // before any job plans: it registers every job Run is about to start,
 // at most primers at a time, and returns the first refusal by Add order.
@@ -121,16 +130,11 @@ func (s *Scheduler) registerJobs(rs *runState, started time.Time) error {
 	if _, ok := s.ledger.(JobRegistry); !ok {
 		return nil
 	}
-	type item struct {
-		name string
-		spec *jobSpec
-		seq  uint64
-	}
 	s.mu.Lock()
-	var todo []item
+	var todo []regItem
 	for _, j := range s.jobs {
 		if !j.primed && !j.planning {
-			todo = append(todo, item{j.name, j.spec, j.seq})
+			todo = append(todo, regItem{j.name, j.spec, j.seq})
 		}
 	}
 	s.mu.Unlock()
@@ -139,21 +143,60 @@ func (s *Scheduler) registerJobs(rs *runState, started time.Time) error {
 	}
 	deadline := started.Add(s.health.startup)
 	env := runEnv{ctx: rs.ctx, stopping: rs.stopping, sim: rs.sim}
+	regs := make([]JobRegistration, len(todo))
+	for i, it := range todo {
+		regs[i] = s.registration(it.name, it.spec, false)
+	}
 	errs := make([]error, len(todo))
+	// First look, then write: a conflict found by looking stops Run
+	// before it registers any of its jobs, so a refused Scheduler leaves
+	// no trace in the registry either (a race with another registrant is
+	// still caught by RegisterJob, after the looks).
+	r := s.ledger.(JobRegistry)
+	s.inParallel(rs, len(todo), func(i int) {
+		if info, err := r.LookupJob(env.ctx, regs[i].Job); err == nil {
+			if reg := regs[i]; reg.Schedule != "" && info.Schedule != "" && !reg.TakeOver && !sameSchedule(info.Schedule, reg.Schedule) {
+				cerr := &JobConflictError{Registered: info, Schedule: reg.Schedule, Spec: reg.Spec}
+				s.log.Error("job registration refused", "job", reg.Job, "error", cerr)
+				errs[i] = &JobError{Job: reg.Job, Err: cerr}
+			}
+		}
+	})
+	if err := firstBySeq(errs, todo); err != nil {
+		return err
+	}
+	s.inParallel(rs, len(todo), func(i int) { errs[i] = s.register(env, regs[i], deadline) })
+	return firstBySeq(errs, todo)
+}
+
+// firstBySeq returns the error of the first job by Add order, or nil.
+func firstBySeq[T interface{ order() uint64 }](errs []error, items []T) error {
+	var first error
+	var firstSeq uint64
+	for i, err := range errs {
+		if err != nil && (first == nil || items[i].order() < firstSeq) {
+			first, firstSeq = err, items[i].order()
+		}
+	}
+	return first
+}
+
+// inParallel calls f(0) to f(n-1), at most primers at a time, and
+// returns when all returned. Under Simulate the calling goroutine sleeps
+// meanwhile, and the last worker wakes it before it ends, so that the
+// clock never moves with nobody busy in between.
+func (s *Scheduler) inParallel(rs *runState, n int, f func(i int)) {
+	workers := min(primers, n)
+	for range workers {
+		rs.sim.begin()
+	}
+	parked := rs.sim.park(time.Time{})
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
 		next int
+		left = workers
 	)
-	workers := min(primers, len(todo))
-	for range workers {
-		rs.sim.begin()
-	}
-	// Under Simulate this goroutine sleeps while the workers register, and
-	// the last of them wakes it before it ends, so that the clock never
-	// moves with nobody busy in between.
-	parked := rs.sim.park(time.Time{})
-	left := workers
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -172,21 +215,14 @@ func (s *Scheduler) registerJobs(rs *runState, started time.Time) error {
 				i := next
 				next++
 				mu.Unlock()
-				if i >= len(todo) {
+				if i >= n {
 					return
 				}
-				errs[i] = s.register(env, s.registration(todo[i].name, todo[i].spec, false), deadline)
+				f(i)
 			}
 		}()
 	}
 	wg.Wait()
-	first, firstSeq := error(nil), uint64(0)
-	for i, err := range errs {
-		if err != nil && (first == nil || todo[i].seq < firstSeq) {
-			first, firstSeq = err, todo[i].seq
-		}
-	}
-	return first
 }
 
 // registerLive registers job name under sp when Run runs (Add and Update

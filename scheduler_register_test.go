@@ -104,7 +104,10 @@ func TestRegisterConflictStopsEveryJob(t *testing.T) {
 	require.Empty(t, fires)
 	jobs, err := ledger.Jobs(context.Background())
 	require.NoError(t, err)
-	require.Empty(t, jobs)
+	require.Equal(t, []string{"billing"}, jobs, "only the registration that was there: heartbeat was not registered")
+	recs, err := ledger.List(context.Background(), "billing", "", "")
+	require.NoError(t, err)
+	require.Empty(t, recs)
 }
 
 // registeredFingerprint is the fingerprint a Scheduler registers for spec,
