@@ -33,7 +33,16 @@
 //     [dstsafe.Record.StateAt] (abandoned once its lease is over), and a
 //     takeover is allowed by [dstsafe.RetryPolicy.Allows] on that state.
 //   - ClaimRequest.Schedule is stored with the attempt and returned in
-//     Record.Schedule; a takeover replaces it.
+//     Record.Schedule; a takeover replaces it. So is ClaimRequest.ID, in
+//     Record.ClaimID.
+//   - A claim that finds a record first asks [dstsafe.ClaimRequest.Retries]
+//     (before RetryPolicy.Allows): true means the record is the attempt an
+//     earlier try of this same claim made, whose answer was lost (same
+//     Owner and ID, running or abandoned). Return that record with its
+//     lease extended to now plus the claim's lease, written by the same
+//     compare-and-set on the Token as a Heartbeat (a takeover in between
+//     makes it fail: decide again on the taker's record). Never a
+//     *dstsafe.ClaimedError naming the claimer itself.
 //   - List orders periods by bytes and returns an empty slice, not an error,
 //     for a range without records.
 //   - A [dstsafe.ControlLedger] keeps a job's pause state and a period's
@@ -42,7 +51,19 @@
 //     marks a failed or abandoned record, refuses the others with a
 //     *dstsafe.ClaimedError, and the next takeover clears the mark in the
 //     same atomic write that bumps the Token (RetryPolicy.Allows honours
-//     it).
+//     it). Jobs lists every job with a record, a pause state or a
+//     registration.
+//   - A [dstsafe.JobRegistry] keeps one registration per job. RegisterJob
+//     reads the stored registration (nil for none) and the store's clock,
+//     calls [dstsafe.JobRegistration.Merge] and writes what it returns
+//     only if the stored registration is still the one read (a
+//     transaction, a row version, a compare-and-set of the stored bytes);
+//     when the write loses, it reads again and decides again. Merge's
+//     *dstsafe.JobConflictError is returned as it is, with nothing
+//     written. So of concurrent registrations of one name under two
+//     schedules exactly one is stored. LookupJob returns [JobNotFound]
+//     for a job never registered. Store FirstSeen, LastSeen and Changed to
+//     the microsecond in UTC and Owners in order.
 //
 // # What to validate
 //
@@ -58,6 +79,8 @@
 //	SetPause   reason, err := ledgerkit.CheckSetPause(ctx, job, p)
 //	GetPause   err := ledgerkit.CheckGetPause(ctx, job)
 //	Release    reason, err := ledgerkit.CheckRelease(ctx, job, period, by, reason)
+//	RegisterJob  err := ledgerkit.CheckRegisterJob(ctx, reg)
+//	LookupJob    err := ledgerkit.CheckLookupJob(ctx, job)
 //
 // A check returns ctx.Err() if ctx is done, a *dstsafe.KeyError for a bad
 // key and an error wrapping dstsafe.ErrInvalidArgument for an argument out
@@ -101,9 +124,13 @@
 //			dstsafetest.WithSecondLedger(openOnSamePrefix))
 //	}
 //
-// A ControlLedger is checked as one too; WithSecondLedger opens a second
-// Ledger on the same storage, as another process would, to check that
-// pause state and releases are shared.
+// A ControlLedger is checked as one too, and so is a JobRegistry (its
+// subtests skip, naming the capability, for a Ledger that is not one);
+// WithSecondLedger opens a second Ledger on the same storage, as another
+// process would, to check that pause state and releases are shared. The
+// suite's ClaimAnswerLost subtests wrap the Ledger in one whose Claim
+// commits and then returns a transient error, and check that the retry
+// gets its own attempt back.
 //
 // A backend that cannot do something the suite checks yet says so with an
 // option (dstsafetest.WithoutSchedule), and the subtest skips naming it.

@@ -21,6 +21,7 @@ type store struct {
 	mu     sync.Mutex
 	closed bool
 	rows   map[[2]string]dstsafe.Record // (job, period) -> record as stored
+	jobs   map[string]dstsafe.JobInfo   // job -> registration as stored
 }
 
 var errStoreClosed = errors.New("store: closed")
@@ -37,10 +38,10 @@ type tableLedger struct {
 	db    *store
 }
 
-var _ dstsafe.Ledger = (*tableLedger)(nil)
+var _ dstsafe.JobRegistry = (*tableLedger)(nil)
 
 func newTableLedger(clock dstsafe.Clock) *tableLedger {
-	return &tableLedger{clock: clock, db: &store{rows: map[[2]string]dstsafe.Record{}}}
+	return &tableLedger{clock: clock, db: &store{rows: map[[2]string]dstsafe.Record{}, jobs: map[string]dstsafe.JobInfo{}}}
 }
 
 // now is the Clock's instant as ledgers store it.
@@ -83,6 +84,16 @@ func (l *tableLedger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dsts
 		prev, ok := rows[[2]string{req.Job, req.Period}]
 		if ok {
 			prev.State = prev.StateAt(now)
+			if req.Retries(prev) {
+				// This claim's own attempt: an earlier try committed
+				// it and its answer was lost. Hand it back, its lease
+				// counted from now.
+				r := rows[[2]string{req.Job, req.Period}]
+				r.LeaseUntil = now.Add(lease)
+				rows[[2]string{req.Job, req.Period}] = r
+				out = r
+				return nil
+			}
 			if !req.Retry.Allows(prev) {
 				return &dstsafe.ClaimedError{Existing: prev}
 			}
@@ -90,7 +101,7 @@ func (l *tableLedger) Claim(ctx context.Context, req dstsafe.ClaimRequest) (dsts
 		out = dstsafe.Record{
 			Job: req.Job, Period: req.Period, State: dstsafe.StateRunning, Owner: req.Owner,
 			Token: prev.Token + 1, Attempt: prev.Attempt + 1, // a takeover fences the previous holder
-			StartedAt: now, LeaseUntil: now.Add(lease), Schedule: req.Schedule,
+			StartedAt: now, LeaseUntil: now.Add(lease), Schedule: req.Schedule, ClaimID: req.ID,
 		}
 		rows[[2]string{req.Job, req.Period}] = out
 		return nil
@@ -176,6 +187,48 @@ func (l *tableLedger) List(ctx context.Context, job, from, to string) ([]dstsafe
 	return out, err
 }
 
+// RegisterJob reads the stored registration and the clock, lets Merge
+// decide, and writes in the same transaction: of concurrent registrations
+// under two schedules, exactly one is stored. (A backend without
+// transactions writes with a compare-and-set of what it read, and on a
+// lost write reads and decides again.)
+func (l *tableLedger) RegisterJob(ctx context.Context, reg dstsafe.JobRegistration) (dstsafe.JobInfo, error) {
+	if err := ledgerkit.CheckRegisterJob(ctx, reg); err != nil {
+		return dstsafe.JobInfo{}, err
+	}
+	var out dstsafe.JobInfo
+	err := l.tx("register", reg.Job, "", func(map[[2]string]dstsafe.Record) error {
+		var existing *dstsafe.JobInfo
+		if cur, ok := l.db.jobs[reg.Job]; ok {
+			existing = &cur
+		}
+		info, err := reg.Merge(existing, l.now())
+		if err != nil {
+			return err // a *dstsafe.JobConflictError: nothing written
+		}
+		l.db.jobs[reg.Job] = info
+		out = info
+		return nil
+	})
+	return out, err
+}
+
+func (l *tableLedger) LookupJob(ctx context.Context, job string) (dstsafe.JobInfo, error) {
+	if err := ledgerkit.CheckLookupJob(ctx, job); err != nil {
+		return dstsafe.JobInfo{}, err
+	}
+	var out dstsafe.JobInfo
+	err := l.tx("lookup", job, "", func(map[[2]string]dstsafe.Record) error {
+		info, ok := l.db.jobs[job]
+		if !ok {
+			return ledgerkit.JobNotFound(job)
+		}
+		out = info
+		return nil
+	})
+	return out, err
+}
+
 // A backend built on the kit: every method starts with its check, the
 // ledger's conditions are the kit's errors, and storage errors are
 // interpreted in one place. (TestTableLedger runs dstsafetest's suite on it.)
@@ -196,6 +249,21 @@ func Example() {
 	_, err = l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "host-b", Lease: -time.Minute})
 	fmt.Println(err)
 
+	// The replica's claim of the next day committed, but the connection
+	// dropped before the answer came: it claims again with the same ID
+	// and gets its own attempt back.
+	req := dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-04", Owner: "host-a", ID: "host-a/2024-11-04/1"}
+	_, _ = l.Claim(ctx, req) // answer lost
+	again, err := l.Claim(ctx, req)
+	fmt.Println(again.Owner, again.Attempt, err)
+
+	// Another service registers "billing" at 02:00: refused, naming both.
+	_, _ = l.RegisterJob(ctx, dstsafe.JobRegistration{Job: "billing", Owner: "host-a",
+		Schedule: "cron1;America/Chicago;2025b;first;shift;date;0;0;30 1 * * *", Spec: "CRON_TZ=America/Chicago 30 1 * * *"})
+	_, err = l.RegisterJob(ctx, dstsafe.JobRegistration{Job: "billing", Owner: "invoices",
+		Schedule: "cron1;America/Chicago;2025b;first;shift;date;0;0;0 2 * * *", Spec: "CRON_TZ=America/Chicago 0 2 * * *"})
+	fmt.Println(errors.Is(err, dstsafe.ErrJobConflict))
+
 	l.db.Close()
 	_, err = l.Get(ctx, "billing", "2024-11-03")
 	fmt.Println(errors.Is(err, dstsafe.ErrPermanent), err)
@@ -203,5 +271,7 @@ func Example() {
 	// running 1 06:31 UTC
 	// true abandoned
 	// dstsafe: invalid ledger request: negative lease -1m0s
+	// host-a 1 <nil>
+	// true
 	// true tableledger: get job "billing" period "2024-11-03": dstsafe: permanent ledger error: store: closed
 }

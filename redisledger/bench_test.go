@@ -107,3 +107,32 @@ func benchClaims(b *testing.B, workers int, period func(int64) string, wantErr e
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
 }
+
+// BenchmarkRegisterJob measures one RegisterJob, by Redis TIME (no
+// WithClock, as in production), with the names of the SQL ledgers'
+// benchmarks: "again" registers the same job and schedule (a replica's
+// start), "new" a new job each time.
+func BenchmarkRegisterJob(b *testing.B) {
+	ctx := context.Background()
+	const fp = "cron1;America/Chicago;2025b;first;shift;date;0;0;30 1 * * *"
+	c := testClient(b)
+	b.Run("redis/again", func(b *testing.B) {
+		l := mustNew(c, redisledger.WithKeyPrefix(testPrefix(b, c)))
+		reg := dstsafe.JobRegistration{Job: "billing", Owner: "billing-1", Schedule: fp, Spec: "CRON_TZ=America/Chicago 30 1 * * *"}
+		for b.Loop() {
+			if _, err := l.RegisterJob(ctx, reg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("redis/new", func(b *testing.B) {
+		l := mustNew(c, redisledger.WithKeyPrefix(testPrefix(b, c)))
+		i := 0
+		for b.Loop() {
+			i++
+			if _, err := l.RegisterJob(ctx, dstsafe.JobRegistration{Job: fmt.Sprintf("job-%d", i), Owner: "billing-1", Schedule: fp}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -41,12 +41,16 @@
 //	dstsafe:{7:billing}:periods   ZSET: 2024-11-03, ...
 //	dstsafe:{7:billing}:pause
 //	  {"paused":true,"by":"ops@bastion","reason":"incident 42","since":"2024-11-03T06:30:00Z"}
+//	dstsafe:{7:billing}:job        the job's registration (dstsafe.JobRegistry, registry.go)
 //
-// A claim that gives a ClaimRequest.Schedule adds "schedule"; records
+// A claim that gives a ClaimRequest.ID adds "claim_id" (a Claim retried
+// with the same Owner and ID finds its own attempt by it); one that gives
+// a ClaimRequest.Schedule adds "schedule"; records
 // without it (written before it was kept) read with an empty one. An
 // operator's release (Release, of dstsafe.ControlLedger) adds "released",
 // "released_by" and "release_reason"; the takeover drops "released". The
-// pause key exists once a job was first paused (SetPause).
+// pause key exists once a job was first paused (SetPause), the job key
+// once it was first registered (RegisterJob).
 //
 // The job name is length-prefixed (so no two pairs share a key, whatever
 // they contain) and inside braces, a Redis Cluster hash tag: a job's keys

@@ -16,8 +16,8 @@ import (
 //	dstsafe:jobs:scanned   "1" once the set holds every job of the keys
 //
 // outside every job's hash tag, so it is written by a command of its own
-// before a job's first claim or pause, not inside their scripts (a script
-// touches one slot). A Ledger adds each job once in its life: one SADD
+// before a job's first claim, pause or registration, not inside their
+// scripts (a script touches one slot). A Ledger adds each job once in its life: one SADD
 // per job and process, never one per claim. A job added whose claim then
 // failed is known without records, which is what an operator expects of
 // a job that tried to run.

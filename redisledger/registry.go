@@ -66,7 +66,7 @@ func (l *Ledger) RegisterJob(ctx context.Context, reg dstsafe.JobRegistration) (
 	for range maxSwaps {
 		now, err := l.now(ctx, key)
 		if err != nil {
-			return dstsafe.JobInfo{}, l.wrap("register", reg.Job, "", err)
+			return dstsafe.JobInfo{}, l.wrapJob("register", reg.Job, err)
 		}
 		info, err := reg.Merge(existing, now)
 		if err != nil {
@@ -80,7 +80,7 @@ func (l *Ledger) RegisterJob(ctx context.Context, reg dstsafe.JobRegistration) (
 		}
 		res, err := setScript.Run(ctx, l.client, []string{key}, raw, string(next)).Slice()
 		if err != nil {
-			return dstsafe.JobInfo{}, l.wrap("register", reg.Job, "", err)
+			return dstsafe.JobInfo{}, l.wrapJob("register", reg.Job, err)
 		}
 		if n, ok := res[0].(int64); ok && n == 1 {
 			return info, nil
@@ -126,7 +126,7 @@ func (l *Ledger) readJob(ctx context.Context, op, job string) (string, *dstsafe.
 		return "", nil, nil
 	}
 	if err != nil {
-		return "", nil, l.wrap(op, job, "", err)
+		return "", nil, l.wrapJob(op, job, err)
 	}
 	info, err := decodeJob(key, job, raw)
 	if err != nil {

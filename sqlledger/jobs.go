@@ -99,39 +99,24 @@ func (l *Ledger) LookupJob(ctx context.Context, job string) (dstsafe.JobInfo, er
 // the database's clock.
 func (l *Ledger) readJob(ctx context.Context, job string) (now time.Time, info *dstsafe.JobInfo, rev int64, err error) {
 	var (
-		clock                                     any
-		pgNow                                     sql.NullTime
-		sqliteNow                                 int64
-		name, sched, spec, key, zone, data, owner sql.NullString
-		revision                                  sql.NullInt64
+		pgNow                                    sql.NullTime
+		liteNow                                  int64
+		name, sched, spec, key, zone, data, owns sql.NullString
+		revision                                 sql.NullInt64
+		pgSeen                                   [3]sql.NullTime  // first, last, changed
+		liteSeen                                 [3]sql.NullInt64 // the same, in microseconds
 	)
-	clock = &pgNow
+	dest := []any{&pgNow, &name, &sched, &spec, &key, &zone, &data, &pgSeen[0], &pgSeen[1], &pgSeen[2], &owns, &revision}
 	if l.dialect == SQLite {
-		clock = &sqliteNow
-	}
-	var seen [3]any // first, last, changed
-	var pgSeen [3]sql.NullTime
-	var liteSeen [3]sql.NullInt64
-	for i := range seen {
-		seen[i] = &pgSeen[i]
-		if l.dialect == SQLite {
-			seen[i] = &liteSeen[i]
-		}
-	}
-	var st *sql.Stmt
-	var ok bool
-	if st, ok = l.prepared(ctx, l.sql.getJob); ok {
-		if tx, isTx := l.q.(*sql.Tx); isTx && l.txStmts {
-			st = tx.StmtContext(ctx, st)
-		}
+		dest[0], dest[7], dest[8], dest[9] = &liteNow, &liteSeen[0], &liteSeen[1], &liteSeen[2]
 	}
 	var row *sql.Row
-	if ok {
+	if st, ok := l.prepared(ctx, l.sql.getJob); ok {
 		row = st.QueryRowContext(ctx, job)
 	} else {
 		row = l.q.QueryRowContext(ctx, l.sql.getJob, job)
 	}
-	if err := row.Scan(clock, &name, &sched, &spec, &key, &zone, &data, seen[0], seen[1], seen[2], &owner, &revision); err != nil {
+	if err := row.Scan(dest...); err != nil {
 		return time.Time{}, nil, 0, err
 	}
 	if l.clock != nil {
@@ -144,15 +129,14 @@ func (l *Ledger) readJob(ctx context.Context, job string) (now time.Time, info *
 	}
 	info = &dstsafe.JobInfo{Job: name.String, Schedule: sched.String, Spec: spec.String, PeriodKey: key.String,
 		Zone: zone.String, ZoneData: data.String}
-	times := []*time.Time{&info.FirstSeen, &info.LastSeen, &info.Changed}
-	for i, t := range times {
+	for i, t := range []*time.Time{&info.FirstSeen, &info.LastSeen, &info.Changed} {
 		if l.dialect == SQLite {
 			*t = time.UnixMicro(liteSeen[i].Int64).UTC()
 		} else {
 			*t = ledgerkit.LedgerTime(pgSeen[i].Time)
 		}
 	}
-	if err := json.Unmarshal([]byte(owner.String), &info.Owners); err != nil {
+	if err := json.Unmarshal([]byte(owns.String), &info.Owners); err != nil {
 		return time.Time{}, nil, 0, fmt.Errorf("sqlledger: owners of job %q in %s_jobs: %w", job, l.table, err)
 	}
 	return now, info, revision.Int64, nil

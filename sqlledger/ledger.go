@@ -18,11 +18,13 @@
 //	reason
 //	schedule             the claim's schedule fingerprint (ClaimRequest.Schedule)
 //	released, released_by, release_reason   an operator's release (Release)
+//	claim_id             the claim's ClaimRequest.ID: a retry finds its own attempt
 //
-// and one row per job ever paused in "<table>_pauses" (job_name, paused,
-// changed_by, reason, since). Migrate creates them (and a "<table>_schema"
-// table recording the schema version), or upgrades a database of an
-// older version in place. A claim is one INSERT ... ON CONFLICT DO NOTHING RETURNING: the
+// one row per job ever paused in "<table>_pauses" (job_name, paused,
+// changed_by, reason, since), and one per job registered in
+// "<table>_jobs" (dstsafe.JobRegistry, see jobs.go). Migrate creates them
+// (and a "<table>_schema" table recording the schema version), or
+// upgrades a database of an older version in place. A claim is one INSERT ... ON CONFLICT DO NOTHING RETURNING: the
 // primary key, not a read-then-write, decides who wins. Takeovers,
 // heartbeats and finishes are compare-and-set UPDATEs on the token (and, for
 // a takeover, on the state and lease read), so a zombie holder's late write

@@ -29,6 +29,18 @@ import (
 // previous release keep working on an upgraded database (they name the
 // columns they use), except that their takeovers do not use an
 // operator's release up: upgrade every replica before releasing periods.
+//
+// Version 3 adds the claim_id column (default empty: rows written before
+// read as claims without an ID, which no retried claim matches) and the
+// "<table>_jobs" table of the job registry. A database at version 2 is
+// upgraded in place; until then Claim, Get, List, Heartbeat, Finish,
+// RegisterJob and LookupJob fail with ErrNotMigrated (permanent), while
+// pauses still work. Replicas of the previous release keep working on an
+// upgraded database, except that their takeovers leave the previous
+// attempt's claim_id on the row; since a retried claim must match both
+// its owner and that ID, the worst case is that a replica of the new
+// release that had the same owner name retries into it: upgrade every
+// replica, or give each its own owner (the default: host and process).
 func (l *Ledger) Migrate(ctx context.Context) (err error) {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {

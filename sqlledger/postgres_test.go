@@ -74,6 +74,11 @@ func BenchmarkClaim(b *testing.B) {
 	ledgertest.BenchmarkClaim(b, "postgres", postgres)
 }
 
+// RegisterJob per operation: see ledgertest.BenchmarkRegisterJob.
+func BenchmarkRegisterJob(b *testing.B) {
+	ledgertest.BenchmarkRegisterJob(b, "postgres", postgres)
+}
+
 // pgDB opens the test PostgreSQL database (skipping, or failing under
 // CI=true, without DSTSAFE_TEST_POSTGRES_DSN).
 func pgDB(t testing.TB) *sql.DB {

@@ -69,6 +69,11 @@ func BenchmarkClaim(b *testing.B) {
 	ledgertest.BenchmarkClaim(b, "sqlite-normal", backend, sqlite.WithSynchronous(sqlite.SyncNormal))
 }
 
+// RegisterJob per operation: see ledgertest.BenchmarkRegisterJob.
+func BenchmarkRegisterJob(b *testing.B) {
+	ledgertest.BenchmarkRegisterJob(b, "sqlite-full", backend)
+}
+
 // Jobs (the CLI's unknown-job check, `dstsafe ledger jobs`) on 100,000
 // records of 20 jobs: a loose index scan costs a seek per job, where a
 // SELECT DISTINCT, for comparison, reads every record.

@@ -177,3 +177,77 @@ func testGroupCommit(t *testing.T, b Backend) {
 	}
 	t.Logf("%d rounds of %d claims of one period: %d commits", rounds, goroutines, commits.Load())
 }
+
+// Claims retried after a lost answer, arriving together and grouped with
+// other claims: each retry gets its own attempt back (the group that
+// finds its row does not refuse it), the same token, attempt 1; a claim
+// of the same periods by another owner, in the same groups, is refused;
+// two tries of one claim racing each other both get the one attempt.
+func testGroupedClaimRetries(t *testing.T, b Backend) {
+	ctx := context.Background()
+	l := b.New(t, sqlledger.WithClock(clockwork.NewFakeClockAt(testkit.SuiteStart)))
+	const n = 12
+	reqs := make([]dstsafe.ClaimRequest, n)
+	first := make([]dstsafe.Record, n)
+	for i := range n {
+		reqs[i] = dstsafe.ClaimRequest{Job: "billing", Period: fmt.Sprintf("2024-11-%02d", i+1), Owner: "billing-1",
+			ID: fmt.Sprintf("billing-1/%d", i)}
+		r, err := l.Claim(ctx, reqs[i]) // committed; pretend the answer was lost
+		if err != nil {
+			t.Fatal(err)
+		}
+		first[i] = r
+	}
+	type outcome struct {
+		i     int
+		retry bool
+		rec   dstsafe.Record
+		err   error
+	}
+	var (
+		start = make(chan struct{})
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		outs  []outcome
+	)
+	for i := range n {
+		for _, retry := range []bool{true, false} {
+			req := reqs[i]
+			if !retry {
+				req.Owner, req.ID = "billing-2", "billing-2/x"
+			}
+			wg.Go(func() {
+				<-start
+				r, err := l.Claim(ctx, req)
+				mu.Lock()
+				outs = append(outs, outcome{i, retry, r, err})
+				mu.Unlock()
+			})
+		}
+	}
+	// Two tries of one new claim at once.
+	fresh := dstsafe.ClaimRequest{Job: "billing", Period: "2024-12-01", Owner: "billing-1", ID: "billing-1/fresh"}
+	var freshOut [2]dstsafe.Record
+	var freshErr [2]error
+	for k := range 2 {
+		wg.Go(func() {
+			<-start
+			freshOut[k], freshErr[k] = l.Claim(ctx, fresh)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for _, o := range outs {
+		switch {
+		case o.retry && (o.err != nil || o.rec.Token != first[o.i].Token || o.rec.Attempt != 1 || o.rec.Owner != "billing-1"):
+			t.Errorf("retry of %s = %+v, %v; want its own attempt (token %d)", reqs[o.i].Period, o.rec, o.err, first[o.i].Token)
+		case !o.retry && !errors.Is(o.err, dstsafe.ErrAlreadyClaimed):
+			t.Errorf("billing-2's claim of %s = %+v, %v; want ErrAlreadyClaimed", reqs[o.i].Period, o.rec, o.err)
+		}
+	}
+	for k := range 2 {
+		if freshErr[k] != nil || freshOut[k].Token != 1 || freshOut[k].Attempt != 1 {
+			t.Errorf("try %d of one new claim = %+v, %v; want attempt 1, token 1", k, freshOut[k], freshErr[k])
+		}
+	}
+}

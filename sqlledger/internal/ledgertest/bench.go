@@ -47,3 +47,34 @@ func BenchmarkClaim(b *testing.B, name string, be Backend, opts ...sqlledger.Opt
 		testkit.BenchmarkContendedClaims(b, len(ls), ls...)
 	})
 }
+
+// BenchmarkRegisterJob runs the job registry benchmarks of backend be as
+// b.Run(name + "/..."), each on a fresh migrated ledger:
+//
+//	<name>/again  the same job and schedule registered again (a replica's
+//	              start: read, Merge, compare-and-set update)
+//	<name>/new    a new job each time (read, Merge, insert)
+func BenchmarkRegisterJob(b *testing.B, name string, be Backend, opts ...sqlledger.Option) {
+	ctx := context.Background()
+	const fp = "cron1;America/Chicago;2025b;first;shift;date;0;0;30 1 * * *"
+	b.Run(name+"/again", func(b *testing.B) {
+		l := be.New(b, opts...)
+		reg := dstsafe.JobRegistration{Job: "billing", Owner: "billing-1", Schedule: fp, Spec: "CRON_TZ=America/Chicago 30 1 * * *"}
+		for b.Loop() {
+			if _, err := l.RegisterJob(ctx, reg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run(name+"/new", func(b *testing.B) {
+		l := be.New(b, opts...)
+		i := 0
+		for b.Loop() {
+			i++
+			reg := dstsafe.JobRegistration{Job: fmt.Sprintf("job-%d", i), Owner: "billing-1", Schedule: fp}
+			if _, err := l.RegisterJob(ctx, reg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -191,3 +191,96 @@ VALUES (` + strings.Join(marks, ", ") + `)`
 		t.Fatalf("Get after a second Migrate = %+v, %v", got, err)
 	}
 }
+
+// A database at schema version 2 (the release before claim IDs and the
+// job registry), with a run in progress, is upgraded in place by
+// replicas starting at once. Until then the new release's calls fail
+// with ErrNotMigrated, which is permanent (never a claim lost or
+// refused); after it the running holder finishes, its record reads as a
+// claim without an ID, and claims with IDs and registrations work.
+func testMigrateUpgradeV2(t *testing.T, b Backend) {
+	ctx := context.Background()
+	clock := clockwork.NewFakeClockAt(time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC)) // 01:30 CDT
+	old, tg := b.Unmigrated(t, sqlledger.WithClock(clock), AtVersion(2))
+	if err := old.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate to version 2: %v", err)
+	}
+	ph, ts := "$%d", func(t time.Time) any { return t }
+	if old.Dialect() == sqlledger.SQLite {
+		ph, ts = "?%d", func(t time.Time) any { return t.UnixMicro() }
+	}
+	var marks []string
+	for i := 1; i <= 11; i++ {
+		marks = append(marks, fmt.Sprintf(ph, i))
+	}
+	// The row version 2 wrote for a claim still running.
+	insert := `INSERT INTO ` + old.Table() + ` (job_name, period, status, owner, token, attempt, started_at, finished_at, lease_until, reason, schedule)
+VALUES (` + strings.Join(marks, ", ") + `)`
+	const fp = "cron1;America/Chicago;2025b;first;shift;date;0;0;30 1 * * *"
+	if _, err := old.DB().ExecContext(ctx, insert, "billing", "2024-11-03", "running", "billing-1", int64(1), 1,
+		ts(clock.Now()), nil, ts(clock.Now().Add(time.Hour)), "", fp); err != nil {
+		t.Fatalf("insert a version-2 row: %v", err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	replicas := make([]*sqlledger.Ledger, 3)
+	for i := range replicas {
+		replicas[i] = b.open(t, tg, sqlledger.WithClock(clock))
+	}
+	l := replicas[0]
+	_, err := l.Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-04", Owner: "billing-2", ID: "x"})
+	if !errors.Is(err, sqlledger.ErrNotMigrated) || !errors.Is(err, dstsafe.ErrPermanent) {
+		t.Fatalf("Claim on a version-2 database = %v, want ErrNotMigrated and ErrPermanent", err)
+	}
+	_, err = l.RegisterJob(ctx, dstsafe.JobRegistration{Job: "billing", Owner: "billing-2", Schedule: fp})
+	if !errors.Is(err, sqlledger.ErrNotMigrated) {
+		t.Fatalf("RegisterJob on a version-2 database = %v, want ErrNotMigrated", err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(replicas))
+	for i, r := range replicas {
+		wg.Go(func() { errs[i] = r.Migrate(ctx) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("replica %d upgrading at once: %v", i, err)
+		}
+	}
+	if v, err := l.Version(ctx); err != nil || v != 3 {
+		t.Fatalf("Version after the upgrade = %d, %v; want 3", v, err)
+	}
+	got, err := l.Get(ctx, "billing", "2024-11-03")
+	if err != nil || got.State != dstsafe.StateRunning || got.Owner != "billing-1" || got.ClaimID != "" || got.Schedule != fp {
+		t.Fatalf("the version-2 record after the upgrade = %+v, %v; want running by billing-1, no claim ID, its schedule", got, err)
+	}
+	// A claim with an ID cannot pass for the old attempt, which had none.
+	_, err = replicas[1].Claim(ctx, dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-03", Owner: "billing-1", ID: "billing-1/2024-11-03"})
+	if !errors.Is(err, dstsafe.ErrAlreadyClaimed) {
+		t.Fatalf("a claim with an ID of the version-2 attempt = %v, want ErrAlreadyClaimed", err)
+	}
+	if _, err := replicas[2].Finish(ctx, "billing", "2024-11-03", 1, dstsafe.StateSucceeded, ""); err != nil {
+		t.Fatalf("Finish by the holder from before the upgrade: %v", err)
+	}
+	req := dstsafe.ClaimRequest{Job: "billing", Period: "2024-11-04", Owner: "billing-2", ID: "billing-2/2024-11-04"}
+	first, err := replicas[1].Claim(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := replicas[2].Claim(ctx, req)
+	if err != nil || again.Token != first.Token || again.ClaimID != req.ID {
+		t.Fatalf("retried claim after the upgrade = %+v, %v; want its own attempt (token %d)", again, err, first.Token)
+	}
+	info, err := replicas[1].RegisterJob(ctx, dstsafe.JobRegistration{Job: "billing", Owner: "billing-2", Schedule: fp})
+	if err != nil || info.Schedule != fp {
+		t.Fatalf("RegisterJob after the upgrade = %+v, %v", info, err)
+	}
+	if err := replicas[0].Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := l.LookupJob(ctx, "billing"); err != nil || info.Schedule != fp {
+		t.Fatalf("LookupJob after a second Migrate = %+v, %v", info, err)
+	}
+}
