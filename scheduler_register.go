@@ -3,7 +3,6 @@ package dstsafe
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/dstsafe/dstsafe/internal/identlink"
@@ -124,7 +123,7 @@ func (it regItem) order() uint64 { return it.seq }
 
 // registerJobs is Run's registration stage, after the ledger answered and
 // before any job plans: it registers every job Run is about to start,
-// at most primers at a time, and returns the first refusal by Add order.
+// and returns the first refusal by Add order.
 // started is when Run started: the stage ends by the startup timeout.
 func (s *Scheduler) registerJobs(rs *runState, started time.Time) error {
 	if _, ok := s.ledger.(JobRegistry); !ok {
@@ -154,7 +153,10 @@ func (s *Scheduler) registerJobs(rs *runState, started time.Time) error {
 	// still caught by RegisterJob, after the looks).
 	r := s.ledger.(JobRegistry)
 	s.inParallel(rs, len(todo), func(i int) {
-		if info, err := r.LookupJob(env.ctx, regs[i].Job); err == nil {
+		if s.stale(todo[i]) {
+			return
+		}
+		if info, err := r.LookupJob(env.ctx, regs[i].Job); err == nil && !s.stale(todo[i]) {
 			if reg := regs[i]; reg.Schedule != "" && info.Schedule != "" && !reg.TakeOver && !sameSchedule(info.Schedule, reg.Schedule) {
 				cerr := &JobConflictError{Registered: info, Schedule: reg.Schedule, Spec: reg.Spec}
 				s.log.Error("job registration refused", "job", reg.Job, "error", cerr)
@@ -165,8 +167,25 @@ func (s *Scheduler) registerJobs(rs *runState, started time.Time) error {
 	if err := firstBySeq(errs, todo); err != nil {
 		return err
 	}
-	s.inParallel(rs, len(todo), func(i int) { errs[i] = s.register(env, regs[i], deadline) })
+	s.inParallel(rs, len(todo), func(i int) {
+		if !s.stale(todo[i]) {
+			if errs[i] = s.register(env, regs[i], deadline); errs[i] != nil && s.stale(todo[i]) {
+				errs[i] = nil
+			}
+		}
+	})
 	return firstBySeq(errs, todo)
+}
+
+// stale reports whether the job it stands for was removed, or its spec
+// replaced, since Run listed it: the Add or Update that did it registered
+// the job itself (Run runs), so Run's registration of the old spec must
+// neither refuse Run nor overwrite it.
+func (s *Scheduler) stale(it regItem) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.jobs[it.name]
+	return j == nil || j.spec != it.spec
 }
 
 // firstBySeq returns the error of the first job by Add order, or nil.
@@ -181,48 +200,14 @@ func firstBySeq[T interface{ order() uint64 }](errs []error, items []T) error {
 	return first
 }
 
-// inParallel calls f(0) to f(n-1), at most primers at a time, and
-// returns when all returned. Under Simulate the calling goroutine sleeps
-// meanwhile, and the last worker wakes it before it ends, so that the
-// clock never moves with nobody busy in between.
-func (s *Scheduler) inParallel(rs *runState, n int, f func(i int)) {
-	workers := min(primers, n)
-	for range workers {
-		rs.sim.begin()
+// inParallel calls f(0) to f(n-1) in Run's goroutine, one after the
+// other. (Run's goroutine counts as busy under Simulate and never parks
+// here: parking it to wait for workers told Simulate and the tests'
+// harness that Run had started.)
+func (s *Scheduler) inParallel(_ *runState, n int, f func(i int)) {
+	for i := range n {
+		f(i)
 	}
-	parked := rs.sim.park(time.Time{})
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-		left = workers
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				mu.Lock()
-				left--
-				if left == 0 {
-					rs.sim.unpark(parked)
-				}
-				mu.Unlock()
-				rs.sim.end()
-			}()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // registerLive registers job name under sp when Run runs (Add and Update
