@@ -160,6 +160,7 @@ type jobConfig struct {
 	pauseAfter   int           // WithPauseOnFailure; 0: never
 	deadline     time.Duration // WithDeadline; 0: deadlineFactor x misfire
 	recovery     time.Duration // WithRecoveryWindow; 0: recoveryWindow's default
+	takeOver     bool          // WithTakeOver, or set by Update
 	err          error         // the first bad option, returned by Add
 }
 

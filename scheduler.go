@@ -211,8 +211,11 @@ func NewScheduler(opts ...SchedulerOption) *Scheduler {
 // Add registers a job: fn runs once per period of s. Add may be called
 // before or while Run runs; a job added while running starts with the
 // occurrences after the current instant (or after its latest ledger
-// record). Add does no ledger I/O; Run reads the job's latest record in
-// the job's own goroutine.
+// record). Before Run, Add does no ledger I/O; Run registers the job in
+// the ledger's job registry at its start and reads its latest record in
+// the job's own goroutine. While Run runs, Add registers the job first
+// and returns a *JobError wrapping ErrJobConflict when the registry holds
+// another schedule under name (see WithTakeOver).
 //
 // It returns a *JobError wrapping ErrInvalidArgument for a name a ledger
 // cannot key (empty, longer than ledgerkit.MaxKeyLen bytes, not UTF-8, with NUL),
@@ -249,6 +252,9 @@ func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context
 	if err != nil {
 		return fail(err)
 	}
+	if err := s.registerAdded(name, spec); err != nil {
+		return fail(err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.jobs[name]; dup {
@@ -269,7 +275,9 @@ func (s *Scheduler) Add(name string, sched Schedule, fn func(ctx context.Context
 // finishes under the schedule and options it started with; opts replace
 // the job's options (give all of them again). It returns the errors Add
 // returns for the new schedule and options, or a *JobError wrapping
-// ErrUnknownJob.
+// ErrUnknownJob. Update takes the name over in the ledger's job registry
+// (see WithTakeOver): while Run runs it registers the new schedule before
+// it changes anything, else the next Run does.
 //
 // An edit never runs a period retroactively. The periods of the old
 // schedule due before the instant of the Update are handled under the old
@@ -296,6 +304,10 @@ func (s *Scheduler) Update(name string, sched Schedule, opts ...JobOption) error
 	}
 	spec, err := s.newJobSpec(name, sched, fn, opts)
 	if err != nil {
+		return &JobError{Job: name, Err: err}
+	}
+	spec.cfg.takeOver = true // an Update takes the name over (scheduler_register.go)
+	if err := s.registerLive(name, spec, true); err != nil {
 		return &JobError{Job: name, Err: err}
 	}
 	at := s.clock.Now()
@@ -466,7 +478,12 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	s.mu.Unlock()
 	defer s.health.setPhase(phaseStopped)
 	s.health.setPhase(phaseStarting)
-	if err := s.reachLedger(rs); err != nil {
+	started := s.clock.Now()
+	err := s.reachLedger(rs)
+	if err == nil {
+		err = s.registerJobs(rs, started) // scheduler_register.go
+	}
+	if err != nil {
 		// Nothing ran; jobs added meanwhile find Run stopping.
 		close(rs.stopping)
 		s.drain(rs, cancelJobs)
@@ -505,7 +522,7 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	}
 	s.loop(rs)
 	close(rs.stopping)
-	err := s.drain(rs, cancelJobs)
+	err = s.drain(rs, cancelJobs)
 	s.mu.Lock()
 	s.run, s.sleeping = nil, false
 	s.unwatchAll()

@@ -75,7 +75,11 @@ func sameSchedule(a, b string) bool {
 	if !oka || !okb {
 		return false
 	}
+	// Zone data aside, and the spec compared without its CRON_TZ= prefix:
+	// the zone is its own field ("CRON_TZ=America/Chicago 30 1 * * *" and
+	// "30 1 * * *" in WithLocation(Chicago) are one schedule).
 	fa[2], fb[2] = "", ""
+	fa[8], fb[8] = cronBody(fa[8]), cronBody(fb[8])
 	return strings.Join(fa, ";") == strings.Join(fb, ";")
 }
 

@@ -293,7 +293,7 @@ func TestEditBetweenDeploysNeverRunsRetroactively(t *testing.T) {
 			clock.Advance(8 * time.Hour) // the deploy: 2024-05-02T08:00Z
 			for restart := range 2 {
 				after := newS()
-				require.NoError(t, after.Add("report", mustCron(t, "0 5 * * *"), nop, dstsafe.WithCatchUp(policy)))
+				require.NoError(t, after.Add("report", mustCron(t, "0 5 * * *"), nop, dstsafe.WithCatchUp(policy), dstsafe.WithTakeOver()))
 				fires, err = dstsafe.Simulate(context.Background(), after, time.Hour)
 				require.NoError(t, err)
 				require.Empty(t, fires, "restart %d ran a period of the edited schedule retroactively", restart)
@@ -301,7 +301,7 @@ func TestEditBetweenDeploysNeverRunsRetroactively(t *testing.T) {
 			}
 			// From 05-02 10:00 on, the new schedule runs on time.
 			after := newS()
-			require.NoError(t, after.Add("report", mustCron(t, "0 5 * * *"), nop, dstsafe.WithCatchUp(policy)))
+			require.NoError(t, after.Add("report", mustCron(t, "0 5 * * *"), nop, dstsafe.WithCatchUp(policy), dstsafe.WithTakeOver()))
 			fires, err = dstsafe.Simulate(context.Background(), after, 24*time.Hour)
 			require.NoError(t, err)
 			dstsafetest.RequireFiresAt(t, fires, time.Date(2024, 5, 3, 5, 0, 0, 0, time.UTC))
@@ -350,7 +350,7 @@ func TestEditWhileDownCatchesUpTheOldSchedule(t *testing.T) {
 			clock.Advance(time.Date(2024, 5, 2, 8, 0, 0, 0, time.UTC).Sub(clock.Now()))
 			restart := clock.Now()
 			s2 := newS()
-			require.NoError(t, s2.Add("report", mustCron(t, "0 5 * * *"), nop, dstsafe.WithCatchUp(tc.policy)))
+			require.NoError(t, s2.Add("report", mustCron(t, "0 5 * * *"), nop, dstsafe.WithCatchUp(tc.policy), dstsafe.WithTakeOver()))
 			fires, err := dstsafe.Simulate(context.Background(), s2, 24*time.Hour)
 			require.NoError(t, err)
 			dstsafetest.RequireOncePerPeriod(t, fires)
@@ -398,7 +398,7 @@ func TestSecondRestartAfterEdit(t *testing.T) {
 	ledger := dstsafe.NewMemoryLedger(clock)
 	newS := func(spec string) *dstsafe.Scheduler {
 		s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
-		require.NoError(t, s.Add("report", mustCron(t, spec), nop))
+		require.NoError(t, s.Add("report", mustCron(t, spec), nop, dstsafe.WithTakeOver()))
 		return s
 	}
 	fires, err := dstsafe.Simulate(context.Background(), newS("0 5 * * *"), 2*time.Hour) // runs 05-02 05:00

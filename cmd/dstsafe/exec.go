@@ -23,31 +23,49 @@ import (
 var execCmd = &command{
 	name:    "exec",
 	summary: "run a command once per period of a schedule, whatever triggers it",
-	usage: `Usage: dstsafe exec --ledger URL --job NAME --schedule SPEC [flags] -- COMMAND [ARG...]
+	usage: `Usage: dstsafe exec --ledger URL --job NAME [--schedule SPEC] [flags] -- COMMAND [ARG...]
 
-Runs COMMAND at most once per logical period of SPEC, however many times
-and from however many machines it is triggered: a Kubernetes CronJob, a
-systemd timer, a crontab line, a CI schedule. It works out which period
-this trigger stands for, claims that period in the ledger, runs COMMAND
-with the period's fields, heartbeats the claim while COMMAND runs, and
-records how it ended. A second trigger of the same period (a CronJob that
-fires twice at a fall-back night, a retried pod, two replicas of a timer)
-finds the period claimed and runs nothing.
+Runs COMMAND at most once per logical period of the job's schedule,
+however many times and from however many machines it is triggered: a
+Kubernetes CronJob, a systemd timer, a crontab line, a CI schedule. It
+works out which period this trigger stands for, claims that period in the
+ledger, runs COMMAND with the period's fields, heartbeats the claim while
+COMMAND runs, and records how it ended. A second trigger of the same
+period (a CronJob that fires twice at a fall-back night, a retried pod,
+two replicas of a timer) finds the period claimed and runs nothing.
 
-The period is the latest occurrence of SPEC at or before now, at most
---misfire ago; or, when the trigger says when it was scheduled
-(--scheduled-time, DSTSAFE_SCHEDULED_TIME, or a CronJob's Job name by
---k8s-job-name), the occurrence at that instant. A scheduled time that is the second reading of a wall time the
-schedule fires once (the second 01:30 of a fall-back night) stands for the
-first reading's period; any other instant that is not an occurrence of
-SPEC is an error (exit 2). With nothing due, exec says so and exits 0.
+The schedule is the job's, as the ledger's job registry holds it: an
+in-process dstsafe Scheduler registers each job it runs (spec, zone, fold
+and gap policies, period key), and exec then keys every period exactly as
+the Scheduler does, ByDate jobs included ("2024-11-03", not
+"2024-11-03T01:30:00"), so a job can move between the two. Without
+--schedule exec runs the registered schedule (a job never registered is an
+error, exit 2). A --schedule that is not the registered one is an error
+(exit 2) naming both; one for a job not registered yet registers it.
+Without --key a --schedule takes the registered period key.
+
+The period is the latest occurrence at or before now, at most --misfire
+ago; or, when the trigger says when it was scheduled (--scheduled-time,
+DSTSAFE_SCHEDULED_TIME, or a CronJob's Job name by --k8s-job-name), the
+occurrence at that instant. A scheduled time that is the second reading
+of a wall time the schedule fires once (the second 01:30 of a fall-back
+night) stands for the first reading's period; any other instant that is
+not an occurrence is an error (exit 2): the trigger's schedule or zone
+(a CronJob's spec.timeZone) and exec's disagree. With nothing due, exec
+says so and exits 0 within 6 hours of a transition of the schedule's
+zone (the second 01:30 of a fall-back night, a trigger right after a
+gap); anywhere else nothing due is an error (exit 2) for the same
+reason, unless --poll.
+
+A job paused in the ledger (dstsafe ledger pause) does not run: exec
+records the period as skipped ("paused"), as a Scheduler replica does,
+says so, and exits --exit-skipped (default 0).
 
 SPEC is read as by 'dstsafe next': five fields (six with --seconds), a
 CRON_TZ=Zone prefix (else UTC). A fixed-time job (30 1 * * *) fires once
 at a fall-back night, at the first 01:30, and once at a spring-forward
 night, shifted by the gap (02:30 runs at 03:30); its period is the
-scheduled wall reading (2024-11-03T01:30:00), the key an in-process
-dstsafe Scheduler uses for the same schedule.
+scheduled wall reading (2024-11-03T01:30:00), or its date with --key date.
 
 COMMAND is run directly (no shell). Its arguments may hold Go template
 fields, filled in for the period: {{.Job}} {{.Period}} {{.RunDate}}
@@ -68,25 +86,34 @@ Flags:
   --table NAME          SQL table (default dstsafe_job_runs)
   --prefix P            Redis key prefix (default dstsafe:)
   --migrate             create or upgrade the SQL ledger's schema first
-                        (and a missing SQLite file); else a ledger no
-                        service ever migrated is an error
+                        (and a missing SQLite file); safe when many
+                        triggers start at once on a fresh database; else
+                        a ledger no service ever migrated is an error
   --job NAME            the job's name in the ledger (required)
-  --schedule SPEC       the job's schedule (required): the trigger's own,
-                        with its zone (CRON_TZ=America/Chicago 30 1 * * *)
+  --schedule SPEC       the job's schedule, with its zone
+                        (CRON_TZ=America/Chicago 30 1 * * *); default:
+                        the one registered in the ledger
+  --key K               wall or date (WithPeriodKey(ByDate)): the
+                        --schedule's period key (default: the registered
+                        one, else wall)
   --fold P              auto, first, last or both (default auto)
   --gap P               auto, shift, at-transition or skip (default auto)
   --seconds             SPEC starts with a seconds field
   --misfire D           how late a trigger may be and still stand for the
                         occurrence before it (default 10m)
+  --poll                the trigger fires more often than the schedule on
+                        purpose: nothing due is never an error
   --scheduled-time T    the instant the trigger was scheduled for, RFC 3339
                         (default $DSTSAFE_SCHEDULED_TIME; empty: use now)
   --k8s-job-name NAME   the pod's Job name (default $DSTSAFE_K8S_JOB_NAME,
                         from the pod label batch.kubernetes.io/job-name):
                         a CronJob names its Jobs NAME-M, M the scheduled
                         minute since 1970 UTC, which stands for
-                        --scheduled-time when that is not given; a name
-                        not of that form, or whose M is not an occurrence
-                        of SPEC, means: use now
+                        --scheduled-time when that is not given; an M
+                        that is not an occurrence is an error (exit 2); a
+                        name not of that form or more than 400 days from
+                        now (a Job created by hand) is not a CronJob's:
+                        exec goes by now
   --owner NAME          who claims, recorded in the ledger (default
                         hostname:pid)
   --lease D             the claim's lease, heartbeated every third of it
@@ -100,27 +127,32 @@ Flags:
                         stopped heartbeating (crashed, killed)
   --exit-claimed N      exit status when the period was already claimed
                         (default 0)
+  --exit-skipped N      exit status when the job is paused and the period
+                        was recorded skipped (default 0)
   --now T               pretend now is T (RFC 3339), time passing from
                         there (default $DSTSAFE_NOW): for tests and
                         replays of a past night only
   --zoneinfo DIR        read zones from DIR
 
 Exit status: COMMAND's own when it ran (128+N when signal N killed it);
-0 also when nothing was due or the period was already claimed (or
---exit-claimed N); 2 bad arguments (a bad SPEC, URL or template, a
-scheduled time that is not an occurrence); 124 the claim was lost while
-COMMAND ran (taken over after the lease ran out): COMMAND was sent
-SIGTERM; 125 the ledger could not be opened or claimed in, or this
-host's clock is off the ledger's (COMMAND not run), or COMMAND's result
-could not be recorded; 126 COMMAND could not be started; 127 COMMAND not
-found. dstsafe exec's own lines go to stderr.
+0 also when nothing was due near a transition, the period was already
+claimed (or --exit-claimed N), or the job is paused (or --exit-skipped
+N); 2 bad arguments (a bad SPEC, URL or template), a schedule that is
+not the registered one, a job not registered and no --schedule, a
+scheduled time or Job name that is not an occurrence, nothing due away
+from a transition; 124 the claim was lost while COMMAND ran (taken over
+after the lease ran out): COMMAND was sent SIGTERM; 125 the ledger could
+not be opened or claimed in, or this host's clock is off the ledger's
+(COMMAND not run), or COMMAND's result could not be recorded; 126
+COMMAND could not be started (a directory, a file without execute
+permission); 127 COMMAND not found. dstsafe exec's own lines go to
+stderr.
 
 Examples:
   dstsafe exec --ledger sqlite:///var/lib/billing/ledger.db --job billing \
     --schedule 'CRON_TZ=America/Chicago 30 1 * * *' -- ./bill --date '{{.RunDate}}'
-  DSTSAFE_LEDGER=postgres://billing@db/billing dstsafe exec --job export \
-    --schedule 'CRON_TZ=Europe/London 0 6 * * 1-5' --retry-failed --max-attempts 3 \
-    -- /app/export --key '{{.IdempotencyKey}}'
+  DSTSAFE_LEDGER=postgres://billing@db/billing dstsafe exec --job billing/America/Chicago \
+    -- /app/bill --date '{{.RunDate}}' --key '{{.IdempotencyKey}}'
 `,
 	run: runExec,
 }
@@ -150,8 +182,9 @@ const killGrace = 10 * time.Second
 type execFlags struct {
 	ledger                      string
 	lf                          ledgerFlags
-	job, schedule               string
+	job, schedule, key          string
 	sf                          scheduleFlags
+	poll                        bool
 	misfire                     time.Duration
 	scheduledTime               string
 	k8sJob                      string
@@ -160,7 +193,7 @@ type execFlags struct {
 	maxClockOffset              time.Duration
 	maxAttempts                 int
 	retryFailed, retryAbandoned bool
-	exitClaimed                 int
+	exitClaimed, exitSkipped    int
 	now                         string
 }
 
@@ -180,6 +213,8 @@ func runExec(c *cmdContext, args []string) error {
 	c.fs.BoolVar(&f.lf.migrate, "migrate", false, "")
 	c.fs.StringVar(&f.job, "job", "", "")
 	c.fs.StringVar(&f.schedule, "schedule", "", "")
+	c.fs.StringVar(&f.key, "key", "", "")
+	c.fs.BoolVar(&f.poll, "poll", false, "")
 	c.fs.StringVar(&f.sf.fold, "fold", "auto", "")
 	c.fs.StringVar(&f.sf.gap, "gap", "auto", "")
 	c.fs.BoolVar(&f.sf.seconds, "seconds", false, "")
@@ -193,6 +228,7 @@ func runExec(c *cmdContext, args []string) error {
 	c.fs.BoolVar(&f.retryFailed, "retry-failed", false, "")
 	c.fs.BoolVar(&f.retryAbandoned, "retry-abandoned", false, "")
 	c.fs.IntVar(&f.exitClaimed, "exit-claimed", 0, "")
+	c.fs.IntVar(&f.exitSkipped, "exit-skipped", 0, "")
 	c.fs.StringVar(&f.now, "now", os.Getenv("DSTSAFE_NOW"), "")
 	if _, err := c.parse(flagArgs, 0, 0); err != nil {
 		if command == nil && !errors.Is(err, flag.ErrHelp) {
@@ -216,7 +252,8 @@ type execRun struct {
 	c       *cmdContext
 	f       *execFlags
 	clock   clockwork.Clock
-	cron    *dstsafe.Cron
+	cron    *dstsafe.Cron // --schedule's, else the registered one (identify)
+	fp      string        // cron's fingerprint, recorded with the claim
 	occ     dstsafe.Occurrence
 	due     bool
 	path    string // COMMAND, looked up
@@ -232,8 +269,6 @@ func prepareExec(c *cmdContext, f *execFlags, command []string) (*execRun, error
 		return nil, usagef("missing --ledger (or DSTSAFE_LEDGER): %s", ledgerURLForms)
 	case f.job == "":
 		return nil, usagef("missing --job: the job's name in the ledger")
-	case f.schedule == "":
-		return nil, usagef("missing --schedule: the trigger's schedule, with its zone (CRON_TZ=America/Chicago 30 1 * * *)")
 	case len(command) == 0:
 		return nil, usagef("missing COMMAND after --")
 	case f.misfire < 0:
@@ -246,6 +281,12 @@ func prepareExec(c *cmdContext, f *execFlags, command []string) (*execRun, error
 		return nil, usagef("bad --max-attempts %d: negative", f.maxAttempts)
 	case f.exitClaimed < 0 || f.exitClaimed > 255:
 		return nil, usagef("bad --exit-claimed %d: want 0-255", f.exitClaimed)
+	case f.exitSkipped < 0 || f.exitSkipped > 255:
+		return nil, usagef("bad --exit-skipped %d: want 0-255", f.exitSkipped)
+	case f.key != "" && f.key != "wall" && f.key != "date":
+		return nil, usagef("bad --key %q: want wall (a period per wall reading) or date (one per civil date, WithPeriodKey(ByDate))", f.key)
+	case f.schedule == "" && (f.key != "" || f.sf.seconds || f.sf.fold != "auto" || f.sf.gap != "auto"):
+		return nil, usagef("--key, --fold, --gap and --seconds qualify --schedule: without it the job's registered schedule is used as it is")
 	case (f.retryFailed || f.retryAbandoned) && f.maxAttempts < 2:
 		return nil, usagef("--retry-failed and --retry-abandoned need --max-attempts 2 or more (attempts in all, the first included)")
 	}
@@ -265,31 +306,21 @@ func prepareExec(c *cmdContext, f *execFlags, command []string) (*execRun, error
 		c.now = x.clock.Now
 		c.storeClock = true
 	}
-	cr, _, err := c.parseSchedule(f.schedule, &f.sf)
-	if err != nil {
-		return nil, err
-	}
-	x.cron = cr
-	if f.scheduledTime != "" {
-		at, err := time.Parse(time.RFC3339Nano, f.scheduledTime)
-		if err != nil {
-			return nil, usagef("bad --scheduled-time %q: want RFC 3339 (2024-11-03T01:30:00-05:00)", f.scheduledTime)
+	if f.schedule != "" {
+		var key dstsafe.PeriodKey
+		if f.key != "" {
+			_ = key.UnmarshalText([]byte(f.key)) // checked above
 		}
-		if x.occ, err = scheduledOccurrence(cr, at); err != nil {
+		cr, _, err := c.parseSchedule(f.schedule, &f.sf, dstsafe.WithPeriodKey(key))
+		if err != nil {
 			return nil, err
 		}
-		x.due = true
-	} else if at, ok := k8sJobScheduledTime(f.k8sJob); ok {
-		// A name that merely looks like a CronJob's Job (a Job created by
-		// hand as billing-2) is no error: it falls back on now.
-		if x.occ, err = scheduledOccurrence(cr, at); err == nil {
-			x.due = true
-		} else {
-			fmt.Fprintf(c.stderr, "dstsafe exec: Job name %s is not from a CronJob running %q; going by now\n", f.k8sJob, f.schedule)
-		}
+		x.cron = cr
 	}
-	if !x.due {
-		x.occ, x.due = dueOccurrence(cr, c.now(), f.misfire)
+	if f.scheduledTime != "" {
+		if _, err := time.Parse(time.RFC3339Nano, f.scheduledTime); err != nil {
+			return nil, usagef("bad --scheduled-time %q: want RFC 3339 (2024-11-03T01:30:00-05:00)", f.scheduledTime)
+		}
 	}
 	x.owner = f.owner
 	if x.owner == "" {
@@ -332,19 +363,21 @@ func (x *execRun) fail(code int, format string, args ...any) error {
 
 func (x *execRun) run() error {
 	f := x.f
-	if !x.due {
-		now := x.c.now()
-		next := "none"
-		if n := x.cron.Next(now); !n.IsZero() {
-			next = n.UTC().Format(time.RFC3339)
+	if x.cron != nil {
+		// With --schedule a trigger with nothing due never opens the
+		// ledger: the cheapest answer to the commonest extra trigger.
+		if err := x.findPeriod(); err != nil {
+			return err
 		}
-		x.say("nothing due: job %s has no occurrence of %q in the %s (--misfire) up to %s (next: %s); nothing run",
-			f.job, f.schedule, f.misfire, now.UTC().Format(time.RFC3339), next)
-		return nil
+		if !x.due {
+			return x.nothingDue()
+		}
 	}
 	path, err := exec.LookPath(x.path)
 	if err != nil {
-		if errors.Is(err, fs.ErrPermission) {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR) {
+			// A directory or a file without execute permission: 126, as
+			// sh and env(1) say.
 			return x.fail(exitCannotStart, "cannot run %s: %v; nothing claimed", x.path, err)
 		}
 		return x.fail(exitNotFound, "command %s not found: %v; nothing claimed", x.path, err)
@@ -375,6 +408,24 @@ func (x *execRun) run() error {
 		return x.fail(128+signalNumber(sig), "%s before the claim; nothing claimed, nothing run", sigName(sig))
 	default:
 	}
+	fromFlag := x.cron
+	if err := x.identify(l); err != nil {
+		return err
+	}
+	if x.cron != fromFlag || !x.due {
+		// The registered schedule, or --schedule under the registered
+		// period key: the period of the same instant, keyed as the
+		// Scheduler keys it.
+		if err := x.findPeriod(); err != nil {
+			return err
+		}
+		if !x.due {
+			return x.nothingDue()
+		}
+	}
+	if done, err := x.gate(l); done {
+		return err
+	}
 
 	req := dstsafe.ClaimRequest{
 		Job: f.job, Period: x.occ.Period, Owner: x.owner, Lease: f.lease,
@@ -383,6 +434,7 @@ func (x *execRun) run() error {
 		// --max-clock-offset off the store's: its "now" would pick the
 		// wrong period or judge leases wrongly.
 		Now: x.clock.Now(), MaxClockOffset: f.maxClockOffset,
+		Schedule: x.fp,
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), ledgerTimeout)
 	rec, err := l.Claim(ctx, req)
@@ -494,7 +546,7 @@ wait:
 
 // finishNotRun records a claimed period whose command never started as
 // failed, and ends with code.
-func (x *execRun) finishNotRun(l dstsafe.Ledger, rec dstsafe.Record, code int, reason string) error {
+func (x *execRun) finishNotRun(l dstsafe.ControlLedger, rec dstsafe.Record, code int, reason string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), ledgerTimeout)
 	defer cancel()
 	if _, err := l.Finish(ctx, rec.Job, rec.Period, rec.Token, dstsafe.StateFailed, reason); err != nil {
@@ -542,7 +594,7 @@ func sigName(s os.Signal) string {
 
 // openLedger opens the ledger --ledger names. With --migrate a missing
 // SQLite file is created (the ledger commands never create one).
-func (x *execRun) openLedger(ctx context.Context) (dstsafe.Ledger, func(), error) {
+func (x *execRun) openLedger(ctx context.Context) (dstsafe.ControlLedger, func(), error) {
 	lf := &x.f.lf
 	if lf.sqlite != "" {
 		_, err := os.Stat(lf.sqlite)

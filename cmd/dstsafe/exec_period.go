@@ -137,3 +137,84 @@ func k8sJobScheduledTime(name string) (time.Time, bool) {
 	}
 	return time.Unix(m*60, 0).UTC(), true
 }
+
+// k8sNameSpan bounds how far from now the instant a Job name encodes may
+// be for the name to be taken as a CronJob's: a Job created by hand
+// (billing-2, billing-manual-7) encodes a minute of 1970, which is no
+// scheduled time.
+const k8sNameSpan = 400 * 24 * time.Hour
+
+// findPeriod works out which period of x.cron this trigger stands for:
+// the occurrence at the scheduled time the trigger names (--scheduled-time,
+// or a CronJob's Job name), which must be one (exit 2 otherwise: the
+// trigger's schedule or zone and exec's disagree); else the latest
+// occurrence at most --misfire before now (x.due false when none).
+func (x *execRun) findPeriod() error {
+	f, cr, now := x.f, x.cron, x.c.now()
+	x.due = false
+	if f.scheduledTime != "" {
+		at, err := time.Parse(time.RFC3339Nano, f.scheduledTime)
+		if err != nil {
+			return usagef("bad --scheduled-time %q: want RFC 3339 (2024-11-03T01:30:00-05:00)", f.scheduledTime)
+		}
+		if x.occ, err = scheduledOccurrence(cr, at); err != nil {
+			return err
+		}
+		x.due = true
+		return nil
+	}
+	if at, ok := k8sJobScheduledTime(f.k8sJob); ok && at.Sub(now).Abs() <= k8sNameSpan {
+		o, err := scheduledOccurrence(cr, at)
+		if err != nil {
+			return usagef("Job %s was created by its CronJob for %s (%s in exec's zone %s), which is not an occurrence of %q: "+
+				"the CronJob's schedule or spec.timeZone and exec's schedule disagree; nothing run",
+				f.k8sJob, at.UTC().Format(time.RFC3339), wallOf(at.In(cr.Location())), cr.Location(), cr.String())
+		}
+		x.occ, x.due = o, true
+		return nil
+	}
+	x.occ, x.due = dueOccurrence(cr, now, f.misfire)
+	return nil
+}
+
+// nothingDue ends a trigger that stands for no period. Near a
+// transition of the schedule's zone that is expected: the second 01:30
+// of a fall-back night for a job that fires once, a trigger right after
+// a spring-forward gap whose occurrence the gap shifted later. Anywhere
+// else a trigger with nothing due means its schedule or zone and exec's
+// disagree (a CronJob in America/New_York wrapping a schedule in
+// America/Chicago fires an hour early, every day): a silent exit 0 would
+// be a daily no-op while every Job shows Completed, so it is an error,
+// exit 2, unless --poll says the trigger fires more often on purpose.
+func (x *execRun) nothingDue() error {
+	f, cr, now := x.f, x.cron, x.c.now()
+	next := "none"
+	if n := cr.Next(now); !n.IsZero() {
+		next = n.UTC().Format(time.RFC3339)
+	}
+	loc := cr.Location()
+	if f.poll || nearTransition(loc, now) {
+		x.say("nothing due: job %s has no occurrence of %q in the %s (--misfire) up to %s (next: %s); nothing run",
+			f.job, cr.String(), f.misfire, now.UTC().Format(time.RFC3339), next)
+		return nil
+	}
+	prev := "none in the last 400 days"
+	for _, back := range []time.Duration{time.Hour, 3 * 24 * time.Hour, 40 * 24 * time.Hour, 400 * 24 * time.Hour} {
+		if o, ok := dueOccurrence(cr, now, back); ok {
+			prev = o.At.UTC().Format(time.RFC3339)
+			break
+		}
+	}
+	return x.fail(exitUsage, "nothing due at %s (%s in exec's zone %s): no occurrence of %q in the %s (--misfire) before it "+
+		"(previous %s, next %s); a trigger away from the schedule's occurrences never runs anything: its schedule or zone "+
+		"(a CronJob's spec.timeZone) and exec's disagree, or it fired late (--misfire); --poll if it fires more often on purpose",
+		now.UTC().Format(time.RFC3339), wallOf(now.Truncate(time.Second).In(loc)), loc, cr.String(), f.misfire, prev, next)
+}
+
+// nearTransition reports whether loc changes its UTC offset within
+// foldSpan of t.
+func nearTransition(loc *time.Location, t time.Time) bool {
+	_, before := t.Add(-foldSpan).In(loc).Zone()
+	_, after := t.Add(foldSpan).In(loc).Zone()
+	return before != after
+}

@@ -310,7 +310,10 @@ func TestExecUsageErrors(t *testing.T) {
 		{"no ledger", []string{"exec", "--job", "billing", "--schedule", chicago130, "--", "true"}, "missing --ledger (or DSTSAFE_LEDGER)"},
 		{"bad ledger URL", []string{"exec", "--ledger", "mysql://db/x", "--job", "billing", "--schedule", chicago130, "--", "true"}, `unknown scheme "mysql"`},
 		{"no job", []string{"exec", "--ledger", ledger, "--schedule", chicago130, "--", "true"}, "missing --job"},
-		{"no schedule", []string{"exec", "--ledger", ledger, "--job", "billing", "--", "true"}, "missing --schedule"},
+		// Without --schedule the registered schedule is used as it is.
+		{"key without schedule", []string{"exec", "--ledger", ledger, "--job", "billing", "--key", "date", "--", "true"}, "qualify --schedule"},
+		{"bad key", append(base, "--key", "day", "--", "true"), "bad --key"},
+		{"bad exit-skipped", append(base, "--exit-skipped", "-1", "--", "true"), "bad --exit-skipped"},
 		{"no command", append(base, "--"), "missing COMMAND after --"},
 		{"command without --", append(base, "true"), `unexpected argument "true": put the command after --`},
 		{"bad schedule", []string{"exec", "--ledger", ledger, "--job", "billing", "--schedule", "CRON_TZ=America/Chicgo 30 1 * * *", "--", "true"}, "bad SPEC"},

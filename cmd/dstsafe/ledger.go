@@ -20,7 +20,7 @@ var ledgerCmd = &command{
 	summary: "operate jobs in a ledger: jobs, list, show, retry, skip, pause, resume, audit",
 	usage: `Usage: dstsafe ledger list|show|retry|skip|pause|resume JOB [PERIOD] (--sqlite PATH | --postgres DSN | --redis ADDR) [--json]
        dstsafe ledger jobs (--sqlite PATH | --postgres DSN | --redis ADDR) [--json]
-       dstsafe ledger audit --job JOB --schedule SPEC --from D --to D (--sqlite PATH | ...) [--json]
+       dstsafe ledger audit --job JOB --from D --to D [--schedule SPEC] (--sqlite PATH | ...) [--json]
 
 Reads and changes what a dstsafe ledger records about a job's periods,
 on the SQLite file, PostgreSQL database or Redis server its services
@@ -28,10 +28,15 @@ share. Every decision is stored in the ledger, so every replica obeys it
 and a restart does not forget it; it is recorded with who made it (--by)
 and, for retry, skip and pause, why (--reason, required).
 
-  jobs          the jobs the ledger knows (a record or a pause state):
-                periods, the latest period and its state, pause state
-  list JOB      the job's periods, failed and abandoned first, then the
-                others by period; with its pause state
+  jobs          the jobs the ledger knows (registered, or with a record
+                or a pause state): the registered schedule, its period
+                key, when a service or exec last registered it, periods,
+                the latest period and its state, pause state; the keys
+                the library derives from a job (JOB/max-runs, JOB/alerts)
+                are not listed
+  list JOB      the job's registered schedule and its periods, failed
+                and abandoned first, then the others by period; with its
+                pause state
   show JOB PERIOD
                 one period's record
   retry JOB PERIOD
@@ -48,7 +53,9 @@ and, for retry, skip and pause, why (--reason, required).
                 paused are skipped) until resume; --force pauses a job
                 the ledger does not know yet (not deployed yet)
   resume JOB    resume it
-  audit         every period of --schedule due in [--from, --to) (and
+  audit         every period of the job's schedule (the registered one,
+                else the one its latest record was made under; or
+                --schedule) due in [--from, --to) (and
                 before now) without a succeeded record: missing (no
                 record), failed, abandoned, running, skipped (by whom,
                 why); exit 1 when one is missing, failed or abandoned
@@ -85,12 +92,14 @@ Flags:
   --to DATE         list: periods up to this civil date, included
   --force           pause: pause a job the ledger does not know
   --job JOB         audit: the job
-  --schedule SPEC   audit: its cron spec, as the service gives it
+  --schedule SPEC   audit: its cron spec, as the service gives it (default:
+                    the registered schedule)
   --from/--to D     audit: the range, from included, to excluded: a
                     civil date (local midnight in the spec's zone), an
                     RFC 3339 instant or a wall time
-  --key wall|date   audit: how the job keys periods (default wall;
-                    date for WithPeriodKey(ByDate))
+  --key wall|date   audit: how --schedule keys periods (default: the
+                    registered key, else wall; date for
+                    WithPeriodKey(ByDate))
   --fold P, --gap P, --seconds
                     audit: the spec's policies, as for dstsafe next
   --json            JSON output
@@ -102,8 +111,7 @@ Examples:
   dstsafe ledger skip billing 2024-11-03 --reason 'charged by hand' --sqlite ledger.db
   dstsafe ledger pause billing --reason 'incident 42' --sqlite ledger.db
   dstsafe ledger jobs --sqlite ledger.db
-  dstsafe ledger audit --job billing --schedule 'CRON_TZ=America/Chicago 30 1 * * *' --key date \
-      --from 2024-11-01 --to 2024-12-01 --sqlite ledger.db
+  dstsafe ledger audit --job billing --from 2024-11-01 --to 2024-12-01 --sqlite ledger.db
 
 Exit status: 0 done (or nothing to change); 1 the ledger refused: an
 unknown job, no record to show, a period that may not be retried or
@@ -164,7 +172,7 @@ func runLedger(c *cmdContext, args []string) error {
 	c.fs.BoolVar(&f.force, "force", false, "")
 	c.fs.StringVar(&f.job, "job", "", "")
 	c.fs.StringVar(&f.schedule, "schedule", "", "")
-	c.fs.StringVar(&f.key, "key", "wall", "")
+	c.fs.StringVar(&f.key, "key", "", "")
 	f.sched = c.scheduleFlags(true) // --from (shared with list), --fold, --gap, --seconds
 	pos, err := c.parse(args, 0, 3)
 	if err != nil {
@@ -298,6 +306,10 @@ func ledgerList(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ s
 	if err != nil {
 		return err
 	}
+	info, err := registrationOf(ctx, l, job)
+	if err != nil {
+		return err
+	}
 	shown := recs[:0:0]
 	for _, r := range recs {
 		if len(states) == 0 || states[r.State] {
@@ -309,14 +321,18 @@ func ledgerList(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ s
 	})
 	if c.json {
 		out := struct {
-			Job     string       `json:"job"`
-			Pause   pauseJSON    `json:"pause"`
-			Records []recordJSON `json:"records"`
-		}{Job: job, Pause: toPauseJSON(pause), Records: []recordJSON{}}
+			Job          string            `json:"job"`
+			Registration *registrationJSON `json:"registration,omitempty"`
+			Pause        pauseJSON         `json:"pause"`
+			Records      []recordJSON      `json:"records"`
+		}{Job: job, Registration: toRegistrationJSON(info), Pause: toPauseJSON(pause), Records: []recordJSON{}}
 		for _, r := range shown {
 			out.Records = append(out.Records, toRecordJSON(r))
 		}
 		return writeJSON(c.stdout, out)
+	}
+	if info != nil {
+		fmt.Fprintf(c.stdout, "%s: %s\n", job, registrationLine(info))
 	}
 	fmt.Fprintf(c.stdout, "%s: %s\n", job, pauseLine(pause))
 	if len(shown) == 0 {
@@ -429,7 +445,12 @@ func recordNote(r dstsafe.Record) string {
 func ledgerShow(c *cmdContext, l dstsafe.ControlLedger, _ *ledgerFlags, job, period string) error {
 	r, err := l.Get(context.Background(), job, period)
 	if errors.Is(err, dstsafe.ErrNotFound) {
-		return refused(c, "%s %s: no record (never claimed)", job, period)
+		hint := ""
+		if info, _ := registrationOf(context.Background(), l, job); info != nil && info.PeriodKey == "date" && len(period) > len("2006-01-02") {
+			// A ByDate job's periods are dates, whatever instant ran them.
+			hint = fmt.Sprintf("; %s keys its periods by date: try %s", job, period[:len("2006-01-02")])
+		}
+		return refused(c, "%s %s: no record (never claimed)%s", job, period, hint)
 	}
 	if err != nil {
 		return err

@@ -15,7 +15,8 @@ import (
 const maxAuditPeriods = 1_000_000
 
 // auditSpec is what `ledger audit` checks: the schedule's periods due in
-// [from, to).
+// [from, to). cron is nil until the ledger says the job's schedule
+// (no --schedule), and from and to are read in its zone then.
 type auditSpec struct {
 	cron     *dstsafe.Cron
 	from, to time.Time
@@ -26,21 +27,38 @@ func parseAudit(c *cmdContext, f *ledgerFlags) (*auditSpec, error) {
 	switch {
 	case f.job == "":
 		return nil, usagef("audit: missing --job: the job's name in the ledger")
-	case f.schedule == "":
-		return nil, usagef("audit: missing --schedule: the job's cron spec, as the service gives it (CRON_TZ=Zone ...)")
 	case f.from == "" || f.to == "":
 		return nil, usagef("audit: missing --from or --to: the range to audit, [from, to)")
+	case f.key != "" && f.key != "wall" && f.key != "date":
+		return nil, usagef("bad --key %q: want wall (a period per wall reading) or date (one per civil date, WithPeriodKey(ByDate))", f.key)
+	case f.schedule == "" && (f.key != "" || f.sched.seconds || f.sched.fold != "auto" || f.sched.gap != "auto"):
+		return nil, usagef("audit: --key, --fold, --gap and --seconds qualify --schedule: without it the job's registered schedule is used as it is")
+	case f.schedule == "":
+		return &auditSpec{}, nil // the ledger says the schedule
 	}
-	var key dstsafe.PeriodKey
-	if err := key.UnmarshalText([]byte(f.key)); err != nil {
-		return nil, usagef("bad --key %q: want wall (the default: a period per wall reading) or date (one per civil date, WithPeriodKey(ByDate))", f.key)
-	}
-	sf := *f.sched
-	sf.from = ""
-	cr, _, err := c.parseSchedule(f.schedule, &sf, dstsafe.WithPeriodKey(key))
+	cr, err := auditCron(c, f, f.key)
 	if err != nil {
 		return nil, err
 	}
+	return auditBounds(f, cr)
+}
+
+// auditCron parses --schedule with period key key ("" is wall).
+func auditCron(c *cmdContext, f *ledgerFlags, key string) (*dstsafe.Cron, error) {
+	var k dstsafe.PeriodKey
+	if key != "" {
+		if err := k.UnmarshalText([]byte(key)); err != nil {
+			return nil, usagef("bad --key %q: want wall or date", key)
+		}
+	}
+	sf := *f.sched
+	sf.from = ""
+	cr, _, err := c.parseSchedule(f.schedule, &sf, dstsafe.WithPeriodKey(k))
+	return cr, err
+}
+
+// auditBounds reads --from and --to in cr's zone.
+func auditBounds(f *ledgerFlags, cr *dstsafe.Cron) (*auditSpec, error) {
 	from, err := parseBound("--from", f.from, cr.Location())
 	if err != nil {
 		return nil, err
@@ -87,9 +105,12 @@ type auditRow struct {
 // or abandoned: work that should have happened and did not. Running
 // periods are in progress, skipped ones a decision (by whom, why).
 func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ string) error {
-	a := f.audit
 	now := c.now()
 	recs, err := l.List(context.Background(), job, "", "")
+	if err != nil {
+		return err
+	}
+	a, err := auditSchedule(c, l, f, job, recs)
 	if err != nil {
 		return err
 	}
@@ -146,7 +167,7 @@ func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ 
 			NotDue     int          `json:"not_due"`
 			Complete   bool         `json:"complete"`
 			Incomplete []auditRow   `json:"incomplete"`
-		}{job, describeSchedule(a.cron), f.key, exact(a.from), exact(a.to), total, notDue, bad == 0, rows})
+		}{job, describeSchedule(a.cron), a.cron.PeriodKey().String(), exact(a.from), exact(a.to), total, notDue, bad == 0, rows})
 		if err == nil && bad > 0 {
 			err = &exitError{code: exitFindings}
 		}
@@ -195,4 +216,53 @@ func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ 
 		return &exitError{code: exitFindings}
 	}
 	return nil
+}
+
+// auditSchedule settles the schedule audit walks, the way exec does: the
+// job's registered one (dstsafe.JobRegistry), else the one its latest
+// record was claimed under (Record.Schedule), so that `ledger audit --job
+// X --from --to` needs nothing else; or --schedule, with the registered
+// period key when --key is not given. A --schedule that is not the
+// registered one is audited as given, with a note on stderr.
+func auditSchedule(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job string, recs []dstsafe.Record) (*auditSpec, error) {
+	ctx := context.Background()
+	info, err := registrationOf(ctx, l, job)
+	if err != nil {
+		return nil, err
+	}
+	if f.audit.cron != nil {
+		if info == nil || info.Schedule == "" {
+			return f.audit, nil
+		}
+		cr := f.audit.cron
+		if f.key == "" && info.PeriodKey != "" && info.PeriodKey != cr.PeriodKey().String() {
+			if cr, err = auditCron(c, f, info.PeriodKey); err != nil {
+				return nil, err
+			}
+		}
+		if !sameSchedule(info.Schedule, fingerprintOf(cr)) {
+			fmt.Fprintf(c.stderr, "dstsafe ledger: note: job %s is registered with schedule %s; auditing --schedule %q (period key %s) as given\n",
+				job, describeRegistered(*info), f.schedule, cr.PeriodKey())
+		}
+		return auditBounds(f, cr)
+	}
+	fp, from := "", ""
+	if info != nil && info.Schedule != "" {
+		fp, from = info.Schedule, "registered"
+	} else {
+		for i := len(recs) - 1; i >= 0; i-- { // by period: the latest last
+			if recs[i].Schedule != "" {
+				fp, from = recs[i].Schedule, "its latest record's"
+				break
+			}
+		}
+	}
+	if fp == "" {
+		return nil, usagef("audit: job %s has no registered schedule and no record carries one: give --schedule (CRON_TZ=Zone ...) and --key", job)
+	}
+	cr, err := scheduleOf(dstsafe.JobInfo{Schedule: fp})
+	if err != nil {
+		return nil, usagef("audit: job %s's %s schedule cannot be read back (%v): give --schedule and --key", job, from, err)
+	}
+	return auditBounds(f, cr)
 }

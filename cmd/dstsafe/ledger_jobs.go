@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/internal/editdist"
@@ -52,7 +54,65 @@ type jobSummary struct {
 	Latest  string    `json:"latest_period,omitempty"`
 	State   string    `json:"latest_state,omitempty"`
 	Pause   pauseJSON `json:"pause"`
-	pause   dstsafe.Pause
+	// The job's registration (dstsafe.JobRegistry), when it has one.
+	Registration *registrationJSON `json:"registration,omitempty"`
+	pause        dstsafe.Pause
+}
+
+// registrationJSON is a job's registration as the CLI prints it.
+type registrationJSON struct {
+	Spec      string   `json:"spec"`
+	Schedule  string   `json:"schedule"` // the fingerprint
+	Key       string   `json:"key"`
+	Zone      string   `json:"zone"`
+	ZoneData  string   `json:"zone_data"`
+	FirstSeen string   `json:"first_seen"`
+	LastSeen  string   `json:"last_seen"`
+	Changed   string   `json:"changed"`
+	Owners    []string `json:"owners"`
+}
+
+func toRegistrationJSON(info *dstsafe.JobInfo) *registrationJSON {
+	if info == nil {
+		return nil
+	}
+	return &registrationJSON{Spec: info.Spec, Schedule: info.Schedule, Key: info.PeriodKey, Zone: info.Zone,
+		ZoneData: info.ZoneData, FirstSeen: exact(info.FirstSeen), LastSeen: exact(info.LastSeen),
+		Changed: exact(info.Changed), Owners: info.Owners}
+}
+
+// registrationOf returns job's registration, nil when the ledger keeps
+// no registry or never registered it.
+func registrationOf(ctx context.Context, l dstsafe.Ledger, job string) (*dstsafe.JobInfo, error) {
+	info, ok, err := registered(ctx, l, job)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &info, nil
+}
+
+// registrationLine is a registration in words, for list and show.
+func registrationLine(info *dstsafe.JobInfo) string {
+	spec := info.Spec
+	if spec == "" {
+		spec = info.Schedule
+	}
+	return fmt.Sprintf("schedule %q, period key %s, zone %s, registered %s, last seen %s by %s",
+		spec, orDashS(info.PeriodKey), orDashS(info.Zone), utc(info.FirstSeen), utc(info.LastSeen), strings.Join(info.Owners, ", "))
+}
+
+// derivedSuffixes are the job keys the library derives from a job's name
+// for its own records: WithMaxRuns' run slots, one-page alerts.
+var derivedSuffixes = []string{"/max-runs", "/alerts"}
+
+// derived reports whether name is a key derived from a job in known.
+func derived(name string, known map[string]bool) bool {
+	for _, suf := range derivedSuffixes {
+		if base, ok := strings.CutSuffix(name, suf); ok && known[base] {
+			return true
+		}
+	}
+	return false
 }
 
 func ledgerJobs(c *cmdContext, l dstsafe.ControlLedger, _ *ledgerFlags, _, _ string) error {
@@ -61,8 +121,15 @@ func ledgerJobs(c *cmdContext, l dstsafe.ControlLedger, _ *ledgerFlags, _, _ str
 	if err != nil {
 		return err
 	}
+	known := make(map[string]bool, len(jobs))
+	for _, j := range jobs {
+		known[j] = true
+	}
 	rows := []jobSummary{}
 	for _, job := range jobs {
+		if derived(job, known) {
+			continue
+		}
 		recs, err := l.List(ctx, job, "", "")
 		if err != nil {
 			return err
@@ -71,7 +138,11 @@ func ledgerJobs(c *cmdContext, l dstsafe.ControlLedger, _ *ledgerFlags, _, _ str
 		if err != nil {
 			return err
 		}
-		row := jobSummary{Job: job, Periods: len(recs), Pause: toPauseJSON(p), pause: p}
+		info, err := registrationOf(ctx, l, job)
+		if err != nil {
+			return err
+		}
+		row := jobSummary{Job: job, Periods: len(recs), Pause: toPauseJSON(p), pause: p, Registration: toRegistrationJSON(info)}
 		if n := len(recs); n > 0 { // List is by period: the latest last
 			row.Latest, row.State = recs[n-1].Period, recs[n-1].State.String()
 		}
@@ -83,16 +154,29 @@ func ledgerJobs(c *cmdContext, l dstsafe.ControlLedger, _ *ledgerFlags, _, _ str
 		}{rows})
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(c.stdout, "no jobs: nothing was ever claimed or paused in this ledger")
+		fmt.Fprintln(c.stdout, "no jobs: nothing was ever registered, claimed or paused in this ledger")
 		return nil
 	}
 	fmt.Fprintf(c.stdout, "%d job(s)\n\n", len(rows))
 	tw := newTable(c.stdout)
-	fmt.Fprintln(tw, "JOB\tPERIODS\tLATEST PERIOD\tSTATE\tPAUSE")
+	fmt.Fprintln(tw, "JOB\tSCHEDULE\tKEY\tLAST SEEN\tPERIODS\tLATEST PERIOD\tSTATE\tPAUSE")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", r.Job, r.Periods, orDashS(r.Latest), orDashS(r.State), pauseLine(r.pause))
+		spec, key, seen := "-", "-", "-"
+		if g := r.Registration; g != nil {
+			spec, key, seen = orDashS(g.Spec), orDashS(g.Key), utcText(g.LastSeen)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Job, spec, key, seen, r.Periods, orDashS(r.Latest), orDashS(r.State), pauseLine(r.pause))
 	}
 	return tw.Flush()
+}
+
+// utcText prints an exact() instant as utc() does.
+func utcText(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return utc(t)
 }
 
 func orDashS(s string) string {

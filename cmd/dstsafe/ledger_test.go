@@ -168,7 +168,8 @@ var ledgerCases = []struct {
 		"--from", "2024-11-03", "--to", "2024-11-08", "--sqlite", "$DB"}, 1},
 	{"ledger_audit_unknown_job", []string{"ledger", "audit", "--job", "biling", "--schedule", "CRON_TZ=America/Chicago 30 1 * * *",
 		"--from", "2024-10-29", "--to", "2024-11-05", "--sqlite", "$DB"}, 1},
-	{"ledger_audit_no_schedule", []string{"ledger", "audit", "--job", "billing", "--from", "2024-10-29", "--to", "2024-11-05", "--sqlite", "$DB"}, 2},
+	// No --schedule: the one the latest record was claimed under (the fixture has no registry entry).
+	{"ledger_audit_schedule_from_records", []string{"ledger", "audit", "--job", "billing", "--from", "2024-10-29", "--to", "2024-11-05", "--sqlite", "$DB"}, 1},
 	{"ledger_audit_bad_key", []string{"ledger", "audit", "--job", "billing", "--schedule", "30 1 * * *", "--key", "day",
 		"--from", "2024-10-29", "--to", "2024-11-05", "--sqlite", "$DB"}, 2},
 	{"ledger_audit_bad_range", []string{"ledger", "audit", "--job", "billing", "--schedule", "30 1 * * *",

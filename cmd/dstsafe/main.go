@@ -8,8 +8,8 @@
 //	dstsafe check PATH... [--format text|json|sarif]
 //	dstsafe tzdiff --from SRC --to SRC SPEC... [--year Y] [--years N]
 //	dstsafe ledger list|show|retry|skip|pause|resume JOB [PERIOD] (--sqlite PATH | --postgres DSN | --redis ADDR | --ledger URL)
-//	dstsafe ledger jobs | audit --job JOB --schedule SPEC --from D --to D (--sqlite PATH | ...)
-//	dstsafe exec --ledger URL --job NAME --schedule SPEC [flags] -- COMMAND [ARG...]
+//	dstsafe ledger jobs | audit --job JOB --from D --to D [--schedule SPEC] (--sqlite PATH | ...)
+//	dstsafe exec --ledger URL --job NAME [--schedule SPEC] [flags] -- COMMAND [ARG...]
 //	dstsafe ui --ledger URL [--listen 127.0.0.1:8080] [--allow-actions] [--token TOKEN]
 //
 // Every command takes --json for machine-readable output and --zoneinfo DIR
