@@ -471,6 +471,14 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 		return errRunning
 	}
 	s.run = rs
+	// A poke left in the channel is an earlier Run's: drop it now, before
+	// anything can poke for this one. A poke made while this Run starts
+	// (an Add or Update during registration) counts this Run's
+	// simulation busy until the loop takes it, so it must stay.
+	select {
+	case <-s.wake:
+	default:
+	}
 	s.keeper.hold()
 	defer s.keeper.release()
 	sim.begin()
@@ -494,10 +502,6 @@ func (s *Scheduler) run1(ctx context.Context, sim *simulation) error {
 	}
 	s.health.setPhase(phaseRunning)
 	s.mu.Lock()
-	select {
-	case <-s.wake: // a poke for an earlier Run
-	default:
-	}
 	var fresh []*job
 	for _, j := range s.jobs {
 		if !j.primed && !j.planning {
