@@ -106,6 +106,12 @@ type Scheduler struct {
 	wake       chan struct{}
 
 	keeper keeper // the running attempts' heartbeats and timeouts
+	// regMu orders registrations of one job name against each other:
+	// Run's registration of every job (which looks a job's spec up, then
+	// registers it) against an Update that takes the name over and
+	// replaces the spec, so Run never judges a conflict from a spec an
+	// Update is replacing (scheduler_register.go).
+	regMu sync.Mutex
 
 	// cfgErr is the first refused SchedulerOption: Add, Update and Run
 	// return it, so a nil ledger never runs on a silent default.
@@ -307,6 +313,8 @@ func (s *Scheduler) Update(name string, sched Schedule, opts ...JobOption) error
 		return &JobError{Job: name, Err: err}
 	}
 	spec.cfg.takeOver = true // an Update takes the name over (scheduler_register.go)
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
 	if err := s.registerLive(name, spec, true); err != nil {
 		return &JobError{Job: name, Err: err}
 	}

@@ -153,6 +153,8 @@ func (s *Scheduler) registerJobs(rs *runState, started time.Time) error {
 	// still caught by RegisterJob, after the looks).
 	r := s.ledger.(JobRegistry)
 	s.inParallel(rs, len(todo), func(i int) {
+		s.regMu.Lock()
+		defer s.regMu.Unlock()
 		if s.stale(todo[i]) {
 			return
 		}
@@ -168,6 +170,8 @@ func (s *Scheduler) registerJobs(rs *runState, started time.Time) error {
 		return err
 	}
 	s.inParallel(rs, len(todo), func(i int) {
+		s.regMu.Lock()
+		defer s.regMu.Unlock()
 		if !s.stale(todo[i]) {
 			if errs[i] = s.register(env, regs[i], deadline); errs[i] != nil && s.stale(todo[i]) {
 				errs[i] = nil
