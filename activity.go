@@ -1,6 +1,7 @@
 package dstsafe
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -247,6 +248,20 @@ func (a *activity) idleLocked(now time.Time) (ok bool, next time.Time) {
 		}
 	}
 	return ok, next
+}
+
+// wakesLocked lists the instants the sleepers wait for, earliest first
+// (those woken by something other than the clock left out), for an
+// error that says where a simulation was stuck. mu must be held.
+func (a *activity) wakesLocked() []time.Time {
+	var ws []time.Time
+	for _, w := range a.parked {
+		if !w.IsZero() {
+			ws = append(ws, w)
+		}
+	}
+	slices.SortFunc(ws, time.Time.Compare)
+	return ws
 }
 
 // idle is idleLocked plus the number of parks so far and a channel closed

@@ -211,6 +211,11 @@ func (s *Scheduler) keepLoop(tick <-chan time.Time) {
 		k.mu.Lock()
 		if k.refs == 0 {
 			k.running = false
+			select {
+			case <-k.wake: // a poke sent after the one that woke us
+				sim.end()
+			default:
+			}
 			k.mu.Unlock()
 			sim.end()
 			return
