@@ -28,6 +28,9 @@ type simulation struct {
 	// held: a busy count taken for this scheduler before its Run started
 	// (clusterSim.Start); Run's own begin takes it over.
 	held atomic.Bool
+	// gaveUp: the simulation's context ended, so nobody moves the clock
+	// any more: a stopped Run does not wait for its jobs on it (drain).
+	gaveUp atomic.Bool
 	// With shared set, what this scheduler adds to it, so that a member
 	// whose Run ended (a crash) can take back what its goroutines left:
 	// the count of a poke its loop never read, a sleeper Run stopped
@@ -58,6 +61,9 @@ func (sim *simulation) detach() {
 	a.notify()
 	a.kickLocked()
 }
+
+// givenUp reports whether the simulation's context has ended (gaveUp).
+func (sim *simulation) givenUp() bool { return sim != nil && sim.gaveUp.Load() }
 
 // begin counts one more goroutine as busy: call it before starting (or
 // waking) one, so that the clock cannot move in between.

@@ -185,6 +185,9 @@ func (c *clusterSim) Run(ctx context.Context, end time.Time, mark func(time.Time
 	ms := c.members
 	c.mu.Unlock()
 	for _, cm := range ms {
+		if ctx.Err() != nil {
+			cm.sim.gaveUp.Store(true) // their drains cancel their jobs at once
+		}
 		cm.Stop()
 	}
 	if err := c.drain(ctx, ms); err != nil {
