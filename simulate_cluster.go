@@ -202,13 +202,13 @@ func (c *clusterSim) Run(ctx context.Context, end time.Time, mark func(time.Time
 // drain waits for the stopped members' Runs to return, no longer moving
 // time: a stopped member's goroutines wake on its stop, not on the clock
 // (a member woken by it is not counted busy until it runs, so moving time
-// here would race its drain). Members whose goroutines stay busy or
-// asleep (a job waiting on something no clock drives, a drain waiting on
-// a clock nobody moves) are waited for until ctx ends, or not at all once
-// it has ended: drain then returns an error wrapping ctx's, a
-// *simlink.StuckError that names them and says what the cluster was
-// doing (busy goroutines, the instants its sleepers wait for), and their
-// Wait returns it.
+// here would race its drain). Members stopped because ctx ended return at
+// once (their drains cancel their jobs and wait for none: gaveUp). Others
+// whose goroutines stay busy or asleep (a job ignoring its context, a
+// drain waiting on a clock nobody moves) are waited for until ctx ends:
+// drain then returns an error wrapping ctx's, a *simlink.StuckError that
+// names them and says what the cluster was doing (busy goroutines, the
+// instants its sleepers wait for), and their Wait returns it.
 func (c *clusterSim) drain(ctx context.Context, ms []*clusterMember) error {
 	a := &c.act
 	for {
@@ -231,14 +231,18 @@ func (c *clusterSim) drain(ctx context.Context, ms []*clusterMember) error {
 		}
 		changed := a.changed
 		a.mu.Unlock()
-		stuck := ctx.Err() != nil
-		if !stuck {
-			select {
-			case <-changed:
-			case <-left[0].done:
-			case <-ctx.Done():
-				stuck = true
-			}
+		if ctx.Err() != nil && left[0].sim.gaveUp.Load() {
+			// Stopped for ctx: its drain cancels its jobs at once and
+			// waits for none of them, so its Run returns.
+			<-left[0].done
+			continue
+		}
+		stuck := false
+		select {
+		case <-changed:
+		case <-left[0].done:
+		case <-ctx.Done():
+			stuck = true
 		}
 		if stuck {
 			err := &simlink.StuckError{At: now, Busy: busy, Wakes: asleep, Err: ctx.Err()}
