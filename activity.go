@@ -1,6 +1,7 @@
 package dstsafe
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,9 @@ type simulation struct {
 	// held: a busy count taken for this scheduler before its Run started
 	// (clusterSim.Start); Run's own begin takes it over.
 	held atomic.Bool
+	// gaveUp: the simulation's context ended, so nobody moves the clock
+	// any more: a stopped Run does not wait for its jobs on it (drain).
+	gaveUp atomic.Bool
 	// With shared set, what this scheduler adds to it, so that a member
 	// whose Run ended (a crash) can take back what its goroutines left:
 	// the count of a poke its loop never read, a sleeper Run stopped
@@ -57,6 +61,9 @@ func (sim *simulation) detach() {
 	a.notify()
 	a.kickLocked()
 }
+
+// givenUp reports whether the simulation's context has ended (gaveUp).
+func (sim *simulation) givenUp() bool { return sim != nil && sim.gaveUp.Load() }
 
 // begin counts one more goroutine as busy: call it before starting (or
 // waking) one, so that the clock cannot move in between.
@@ -247,6 +254,20 @@ func (a *activity) idleLocked(now time.Time) (ok bool, next time.Time) {
 		}
 	}
 	return ok, next
+}
+
+// wakesLocked lists the instants the sleepers wait for, earliest first
+// (those woken by something other than the clock left out), for an
+// error that says where a simulation was stuck. mu must be held.
+func (a *activity) wakesLocked() []time.Time {
+	var ws []time.Time
+	for _, w := range a.parked {
+		if !w.IsZero() {
+			ws = append(ws, w)
+		}
+	}
+	slices.SortFunc(ws, time.Time.Compare)
+	return ws
 }
 
 // idle is idleLocked plus the number of parks so far and a channel closed

@@ -305,7 +305,7 @@ func TestBackfillRaces(t *testing.T) {
 		// with CatchUpAll while an operator backfills the same hours.
 		s, clock, ledger := newSim(t, from.Add(-time.Hour))
 		require.NoError(t, s.Add("sync", every15, nop, dstsafe.WithCatchUp(dstsafe.CatchUpAll{Window: 24 * time.Hour})))
-		_, err := dstsafe.Simulate(context.Background(), s, 0) // records 03:00Z, so the restart catches up
+		_, err := dstsafe.Simulate(simCtx(t), s, 0) // records 03:00Z, so the restart catches up
 		require.NoError(t, err)
 		clock.Advance(to.Sub(clock.Now()))
 		var res dstsafe.BackfillResult
@@ -314,7 +314,7 @@ func TestBackfillRaces(t *testing.T) {
 			res, err = s.Backfill(ctx, "sync", from, to, nil)
 			return err
 		}, dstsafe.WithScheduleLocation(time.UTC)))
-		fires, err := dstsafe.Simulate(context.Background(), s, 0)
+		fires, err := dstsafe.Simulate(simCtx(t), s, 0)
 		require.NoError(t, err)
 		var syncFires []dstsafe.Fire
 		for _, f := range fires {

@@ -41,7 +41,7 @@ func TestBoundsAcrossTheNights(t *testing.T) {
 			s, _, ledger := newSim(t, tc.simStart)
 			require.NoError(t, s.Add("sync", mustCron(t, tc.spec, append(tc.opts, dstsafe.WithLocation(chicago))...), nop,
 				dstsafe.WithBounds(tc.start, tc.end)))
-			fires, err := dstsafe.Simulate(context.Background(), s, 72*time.Hour)
+			fires, err := dstsafe.Simulate(simCtx(t), s, 72*time.Hour)
 			require.NoError(t, err)
 			all := oracleFires(t, "America/Chicago", tc.walls, tc.p, tc.simStart.Add(-time.Second), tc.simStart.Add(72*time.Hour))
 			lo, hi := tc.start, tc.end
@@ -77,7 +77,7 @@ func TestBoundsArguments(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, "WithBounds", ae.Func)
 	require.NoError(t, s.Add("b", mustCron(t, "0 6 * * *"), nop, dstsafe.WithBounds(at, at)))
-	fires, err := dstsafe.Simulate(context.Background(), s, 72*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 72*time.Hour)
 	require.NoError(t, err)
 	require.Equal(t, []string{"2024-06-01T06:00:00"}, firePeriods(fires, "b"))
 }

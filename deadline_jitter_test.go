@@ -27,7 +27,7 @@ func TestJitteredJobNotAtRiskEarly(t *testing.T) {
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clockwork.NewFakeClockAt(start)), dstsafe.WithLogger(quiet()), dstsafe.WithObserver(ev))
 	require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chi)), nop,
 		dstsafe.WithJitter(20*time.Minute), dstsafe.WithDeadline(deadline)))
-	fires, err := dstsafe.Simulate(context.Background(), s, 10*24*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 10*24*time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 10)
 	lateStarts := 0
@@ -75,7 +75,7 @@ func TestJitteredJobAtRiskFromJitteredStart(t *testing.T) {
 	require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chi)), nop,
 		dstsafe.WithJitter(20*time.Minute), dstsafe.WithDeadline(deadline)))
 	require.NoError(t, s.Add("probe", mustCron(t, "CRON_TZ=UTC * * * * *"), nop))
-	fires, err := dstsafe.Simulate(context.Background(), s, 3*24*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 3*24*time.Hour)
 	require.NoError(t, err)
 	var billed []dstsafe.Fire
 	for _, f := range fires {

@@ -44,7 +44,7 @@ func TestParseFingerprint(t *testing.T) {
 			if err := s.Add("job", c, func(context.Context, dstsafe.Run) error { return nil }); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour); err != nil {
+			if _, err := dstsafe.Simulate(simCtx(t), s, 24*time.Hour); err != nil {
 				t.Fatal(err)
 			}
 			recs, err := l.List(context.Background(), "job", "", "")

@@ -43,7 +43,7 @@ func TestJitterNeverMovesAPeriod(t *testing.T) {
 				sim := func(opts ...dstsafe.JobOption) []dstsafe.Fire {
 					s, _, _ := newSim(t, night.start)
 					require.NoError(t, s.Add("sync", mustCron(t, tc.spec, dstsafe.WithLocation(chicago)), nop, opts...))
-					fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+					fires, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour)
 					require.NoError(t, err)
 					return fires
 				}
@@ -73,11 +73,11 @@ func TestJitterNeverMovesAPeriod(t *testing.T) {
 				// A restart halfway through keeps every delay.
 				s, clock, ledger := newSim(t, night.start)
 				require.NoError(t, s.Add("sync", mustCron(t, tc.spec, dstsafe.WithLocation(chicago)), nop, dstsafe.WithJitter(tc.max)))
-				first, err := dstsafe.Simulate(context.Background(), s, 20*time.Hour)
+				first, err := dstsafe.Simulate(simCtx(t), s, 20*time.Hour)
 				require.NoError(t, err)
 				s2 := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
 				require.NoError(t, s2.Add("sync", mustCron(t, tc.spec, dstsafe.WithLocation(chicago)), nop, dstsafe.WithJitter(tc.max)))
-				second, err := dstsafe.Simulate(context.Background(), s2, 28*time.Hour)
+				second, err := dstsafe.Simulate(simCtx(t), s2, 28*time.Hour)
 				require.NoError(t, err)
 				both := append(first, second...)
 				want := jittered
@@ -258,7 +258,7 @@ func TestJitterTinyMaxima(t *testing.T) {
 				require.Contains(t, tc.want, j, "%s: delay %v with max %v", u.Period, j, tc.max)
 				seen[j]++
 			}
-			fires, err := dstsafe.Simulate(context.Background(), s, 10*time.Minute)
+			fires, err := dstsafe.Simulate(simCtx(t), s, 10*time.Minute)
 			require.NoError(t, err)
 			require.GreaterOrEqual(t, len(fires), 600)
 			for _, f := range fires {

@@ -43,7 +43,7 @@ func TestMaxRunsAcrossTheNights(t *testing.T) {
 		t.Run(tc.night, func(t *testing.T) {
 			s, _, ledger := newSim(t, tc.start)
 			require.NoError(t, s.Add("sync", mustCron(t, "*/30 * * * *", dstsafe.WithLocation(chicago)), nop, dstsafe.WithMaxRuns(5)))
-			fires, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour)
+			fires, err := dstsafe.Simulate(simCtx(t), s, 24*time.Hour)
 			require.NoError(t, err)
 			want := oracleFires(t, "America/Chicago", every(30), periodicPolicy, tc.start, tc.start.Add(24*time.Hour))[:5]
 			require.Equal(t, periods(want), firePeriods(fires, "sync"))
@@ -80,19 +80,19 @@ func TestMaxRunsAcrossRestarts(t *testing.T) {
 	}
 	a, clock, ledger := newSim(t, start)
 	require.NoError(t, a.Add("sync", hourly, job, dstsafe.WithMaxRuns(3)))
-	_, err := dstsafe.Simulate(context.Background(), a, 2*time.Hour) // 00:00 ok, 01:00 failed, 02:00 ok
+	_, err := dstsafe.Simulate(simCtx(t), a, 2*time.Hour) // 00:00 ok, 01:00 failed, 02:00 ok
 	require.NoError(t, err)
 	require.Equal(t, 2, succeeded(t, ledger, "sync"))
 
 	b := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
 	require.NoError(t, b.Add("sync", hourly, job, dstsafe.WithMaxRuns(3)))
-	fires, err := dstsafe.Simulate(context.Background(), b, 5*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), b, 5*time.Hour)
 	require.NoError(t, err)
 	require.Equal(t, []string{"2024-06-01T03:00:00"}, firePeriods(fires, "sync"), "one run left")
 	require.Equal(t, 3, succeeded(t, ledger, "sync"))
 
 	require.NoError(t, b.Update("sync", hourly, dstsafe.WithMaxRuns(4)))
-	fires, err = dstsafe.Simulate(context.Background(), b, 5*time.Hour)
+	fires, err = dstsafe.Simulate(simCtx(t), b, 5*time.Hour)
 	require.NoError(t, err)
 	require.Equal(t, []string{"2024-06-01T07:00:00"}, firePeriods(fires, "sync"), "the raised limit's one more, from the Update (07:00) on")
 	require.Equal(t, 4, succeeded(t, ledger, "sync"))

@@ -23,7 +23,7 @@ func TestObserverAcrossTheNights(t *testing.T) {
 			ev := &eventLog{}
 			s, _, _ := newSim(t, night.start, dstsafe.WithObserver(ev))
 			require.NoError(t, s.Add("sync", mustCron(t, "*/30 * * * *", dstsafe.WithLocation(chicago)), nop))
-			_, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+			_, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour)
 			require.NoError(t, err)
 			want := oracleFires(t, "America/Chicago", every(30), periodicPolicy, night.start.Add(-time.Second), night.start.Add(48*time.Hour))
 			require.Len(t, ev.all(), 4*len(want))

@@ -93,7 +93,7 @@ func TestPauseAcrossTheNights(t *testing.T) {
 				states = append(states, p)
 				return nil
 			}, dstsafe.WithScheduleLocation(time.UTC)))
-			fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+			fires, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour)
 			require.NoError(t, err)
 
 			// Simulate's window is closed at both ends, the oracle's open at its start.
@@ -150,14 +150,14 @@ func TestPauseIsDurableAndClusterWide(t *testing.T) {
 	hourly := mustCron(t, "0 * * * *", dstsafe.WithLocation(chicago))
 	a, clock, ledger := newSim(t, start, dstsafe.WithOwner("a"))
 	require.NoError(t, a.Add("sync", hourly, nop))
-	_, err := dstsafe.Simulate(context.Background(), a, 3*time.Hour) // 12:00Z..15:00Z ran
+	_, err := dstsafe.Simulate(simCtx(t), a, 3*time.Hour) // 12:00Z..15:00Z ran
 	require.NoError(t, err)
 	require.NoError(t, a.Pause(context.Background(), "sync", "maintenance"))
 
 	// Replica b, started later on the same ledger, obeys.
 	b := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithOwner("b"))
 	require.NoError(t, b.Add("sync", hourly, nop))
-	fires, err := dstsafe.Simulate(context.Background(), b, 3*time.Hour) // 16:00Z..18:00Z skipped
+	fires, err := dstsafe.Simulate(simCtx(t), b, 3*time.Hour) // 16:00Z..18:00Z skipped
 	require.NoError(t, err)
 	require.Empty(t, fires)
 	p, err := b.Paused(context.Background(), "sync")
@@ -172,7 +172,7 @@ func TestPauseIsDurableAndClusterWide(t *testing.T) {
 	clock.Advance(160 * time.Minute)
 	c := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithOwner("c"))
 	require.NoError(t, c.Add("sync", hourly, nop, dstsafe.WithCatchUp(dstsafe.CatchUpAll{Window: 24 * time.Hour})))
-	fires, err = dstsafe.Simulate(context.Background(), c, 0)
+	fires, err = dstsafe.Simulate(simCtx(t), c, 0)
 	require.NoError(t, err)
 
 	recs := records(t, ledger, "sync")
@@ -261,7 +261,7 @@ func TestPauseOnFailure(t *testing.T) {
 		}
 		return boom
 	}, dstsafe.WithPauseOnFailure(3)))
-	fires, err := dstsafe.Simulate(context.Background(), s, 12*time.Hour) // to 06:30Z: past both 01:00s
+	fires, err := dstsafe.Simulate(simCtx(t), s, 12*time.Hour) // to 06:30Z: past both 01:00s
 	require.NoError(t, err)
 	require.Equal(t, []string{"2024-11-02T19:00:00", "2024-11-02T20:00:00", "2024-11-02T21:00:00",
 		"2024-11-02T22:00:00", "2024-11-02T23:00:00", "2024-11-03T00:00:00"}, tried)
@@ -283,7 +283,7 @@ func TestPauseOnFailure(t *testing.T) {
 	// the third does.
 	require.NoError(t, s.Resume(context.Background(), "sync"))
 	tried = nil
-	_, err = dstsafe.Simulate(context.Background(), s, 4*time.Hour)
+	_, err = dstsafe.Simulate(simCtx(t), s, 4*time.Hour)
 	require.NoError(t, err)
 	require.Len(t, tried, 3)
 	p, err = s.Paused(context.Background(), "sync")
@@ -313,7 +313,7 @@ func TestPauseOnFailureWithRetry(t *testing.T) {
 				tried = append(tried, fmt.Sprintf("%s#%d", r.Period, r.Attempt))
 				return errors.New("bucket unreachable")
 			}, dstsafe.WithRetry(retry, time.Minute), dstsafe.WithPauseOnFailure(2)))
-			fires, err := dstsafe.Simulate(context.Background(), s, 5*time.Hour) // to 05:30
+			fires, err := dstsafe.Simulate(simCtx(t), s, 5*time.Hour) // to 05:30
 			require.NoError(t, err)
 
 			p, err := s.Paused(context.Background(), "export")

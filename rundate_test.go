@@ -1,7 +1,6 @@
 package dstsafe_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -91,7 +90,7 @@ func TestRunDateOfGapShiftedRunPastMidnight(t *testing.T) {
 			for _, key := range []dstsafe.PeriodKey{dstsafe.ByWall, dstsafe.ByDate} {
 				s, _, _ := newSim(t, mustTime(t, tc.start))
 				require.NoError(t, s.Add("billing", mustCron(t, tc.spec, dstsafe.WithLocation(nuuk), dstsafe.WithPeriodKey(key)), nop))
-				fires, err := dstsafe.Simulate(context.Background(), s, 72*time.Hour)
+				fires, err := dstsafe.Simulate(simCtx(t), s, 72*time.Hour)
 				require.NoError(t, err)
 				require.Len(t, fires, len(tc.want), "fires: %v", fires)
 				for i, w := range tc.want {

@@ -634,7 +634,9 @@ func (s *Scheduler) drain(rs *runState, cancelJobs context.CancelCauseFunc) erro
 		return nil
 	default:
 	}
-	if s.drainTimeout >= 0 {
+	if s.drainTimeout >= 0 && !rs.sim.givenUp() {
+		// (Under a simulation whose context ended, nobody moves the
+		// clock the timeout runs on: the jobs are cancelled at once.)
 		now := s.clock.Now()
 		timer := s.clock.NewTimer(s.drainTimeout)
 		id := rs.sim.park(now.Add(s.drainTimeout))

@@ -53,7 +53,7 @@ func TestClaimAnswerLost(t *testing.T) {
 		dstsafe.WithLogger(quiet()), dstsafe.WithOwner("billing-1"))
 	require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)), nop))
 
-	fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour)
 	require.NoError(t, err)
 	require.Equal(t, 1, ledger.lost, "the answer of the first claim was lost")
 	dstsafetest.RequireOncePerPeriod(t, fires)

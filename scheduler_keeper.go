@@ -34,7 +34,13 @@ type keeper struct {
 	armed   time.Time       // the instant timer is set for; zero when stopped or fired
 	refs    int             // Run, while it runs, and every registered attempt
 	running bool            // the goroutine runs
-	wake    chan struct{}   // pokes the goroutine to look at refs
+	wake    chan struct{}   // pokes the goroutine to look at refs (and, under Simulate, at armed)
+	// sim is the simulation of the Run whose attempt started the
+	// goroutine (nil outside Simulate): the goroutine and its heartbeats
+	// count in its activity and park until armed, so the driver stops at
+	// every heartbeat instead of moving time past a lease while a claim
+	// is kept (a cluster's peers would see it lapse and take it over).
+	sim *simulation
 }
 
 // beat is a running attempt's lease, as the keeper keeps it.
@@ -88,10 +94,28 @@ func (k *keeper) release() {
 func (k *keeper) unrefLocked() {
 	k.refs--
 	if k.refs == 0 && k.running {
-		select {
-		case k.wake <- struct{}{}:
-		default:
-		}
+		k.pokeLocked()
+	}
+}
+
+// pokeLocked wakes the goroutine to look at refs and armed again; under
+// Simulate it is counted busy until it has (the poker's count, which
+// keepLoop ends). k.mu is held.
+func (k *keeper) pokeLocked() {
+	k.sim.begin()
+	select {
+	case k.wake <- struct{}{}:
+	default:
+		k.sim.end() // a poke is pending already
+	}
+}
+
+// rearmedLocked pokes the goroutine under Simulate when armed changed
+// from another goroutine, so that it parks until the new instant. k.mu
+// is held.
+func (k *keeper) rearmedLocked(was time.Time) {
+	if k.sim != nil && k.running && !k.armed.Equal(was) {
+		k.pokeLocked()
 	}
 }
 
@@ -108,6 +132,7 @@ func (s *Scheduler) keep(b *beat) {
 	defer k.mu.Unlock()
 	k.refs++
 	k.push(b)
+	was := k.armed
 	if k.timer == nil {
 		k.timer = s.clock.NewTimer(b.due().Sub(now))
 		k.armed = b.due()
@@ -117,8 +142,15 @@ func (s *Scheduler) keep(b *beat) {
 	}
 	if !k.running {
 		k.running = true
+		k.sim = nil
+		if b.rs != nil {
+			k.sim = b.rs.sim
+		}
+		k.sim.begin()
 		go s.keepLoop(k.timer.Chan())
+		return
 	}
+	k.rearmedLocked(was)
 }
 
 // unkeep unregisters b when its job has returned, and waits for a
@@ -128,8 +160,10 @@ func (s *Scheduler) unkeep(b *beat) {
 	k.mu.Lock()
 	b.stopped = true
 	if b.index >= 0 {
+		was := k.armed
 		k.remove(b)
 		k.rearmLocked(s.clock.Now())
+		k.rearmedLocked(was)
 	}
 	k.unrefLocked()
 	k.mu.Unlock()
@@ -158,16 +192,32 @@ func (k *keeper) rearmLocked(now time.Time) {
 func (s *Scheduler) keepLoop(tick <-chan time.Time) {
 	k := &s.keeper
 	var timeouts, beats []*beat
+	k.mu.Lock()
+	sim := k.sim
+	k.mu.Unlock()
 	for {
+		k.mu.Lock()
+		armed := k.armed
+		k.mu.Unlock()
+		id := sim.park(armed)
 		select {
 		case <-tick:
+			sim.unpark(id)
 		case <-k.wake:
+			sim.unpark(id)
+			sim.end() // the poker's count
 		}
 		now := s.clock.Now()
 		k.mu.Lock()
 		if k.refs == 0 {
 			k.running = false
+			select {
+			case <-k.wake: // a poke sent after the one that woke us
+				sim.end()
+			default:
+			}
 			k.mu.Unlock()
+			sim.end()
 			return
 		}
 		k.armed = time.Time{} // it fired, or a Reset raced a tick: set it afresh
@@ -199,7 +249,11 @@ func (s *Scheduler) keepLoop(tick <-chan time.Time) {
 			b.cancel(ErrJobTimeout)
 		}
 		for _, b := range beats {
-			go s.heartbeat(b)
+			sim.begin()
+			go func() {
+				defer sim.end()
+				s.heartbeat(b)
+			}()
 		}
 		clear(timeouts)
 		clear(beats)
@@ -272,7 +326,9 @@ func (s *Scheduler) heartbeat(b *beat) {
 	} else {
 		k.push(b)
 	}
+	was := k.armed
 	k.rearmLocked(now)
+	k.rearmedLocked(was)
 }
 
 // beatHeap is container/heap's view of the running attempts: a min-heap

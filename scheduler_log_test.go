@@ -52,7 +52,7 @@ func TestSimulateQuietByDefault(t *testing.T) {
 		billing, err := dstsafe.ParseCron("30 1 * * *", dstsafe.WithLocation(chicago))
 		require.NoError(t, err)
 		require.NoError(t, s.Add("billing", billing, func(context.Context, dstsafe.Run) error { return nil }))
-		fires, err := dstsafe.Simulate(context.Background(), s, 72*time.Hour)
+		fires, err := dstsafe.Simulate(simCtx(t), s, 72*time.Hour)
 		require.NoError(t, err)
 		return fires
 	}
@@ -84,7 +84,7 @@ func TestRunLogsJobScheduled(t *testing.T) {
 	nop := func(context.Context, dstsafe.Run) error { return nil }
 	require.NoError(t, s.Add("bill-chicago", billing, nop))
 	require.NoError(t, s.Add("report-tokyo", report, nop))
-	_, err = dstsafe.Simulate(context.Background(), s, time.Minute)
+	_, err = dstsafe.Simulate(simCtx(t), s, time.Minute)
 	require.NoError(t, err)
 
 	type line struct{ schedule, zone, next string }

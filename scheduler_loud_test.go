@@ -121,7 +121,7 @@ func TestDefaultLedgerIsLoud(t *testing.T) {
 	var logs bytes.Buffer
 	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLogger(jsonLogger(&logs)))
 	require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), nop))
-	_, err := dstsafe.Simulate(context.Background(), s, 3*time.Hour)
+	_, err := dstsafe.Simulate(simCtx(t), s, 3*time.Hour)
 	require.NoError(t, err)
 	require.Equal(t, 1, countLogs(t, &logs, "WARN", "scheduler ledger not durable"))
 	d, err := s.Describe(context.Background(), "hourly", 1)
@@ -187,7 +187,7 @@ func TestStartupLedgerUnreachable(t *testing.T) {
 	require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), nop))
 	require.Error(t, s.Healthy(), "not started")
 	require.NotErrorIs(t, s.Healthy(), dstsafe.ErrLedgerUnreachable, "not started: no ledger call yet")
-	fires, err := dstsafe.Simulate(context.Background(), s, time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, time.Hour)
 	require.ErrorIs(t, err, dstsafe.ErrLedgerUnreachable)
 	require.ErrorIs(t, err, errDBDown, "the ledger's own error is wrapped")
 	require.Empty(t, fires)
@@ -203,7 +203,7 @@ func TestStartupLedgerUnreachable(t *testing.T) {
 
 	// The database comes back: the same Scheduler starts.
 	l.down.Store(false)
-	fires, err = dstsafe.Simulate(context.Background(), s, time.Hour)
+	fires, err = dstsafe.Simulate(simCtx(t), s, time.Hour)
 	require.NoError(t, err)
 	require.NotEmpty(t, fires)
 	require.Equal(t, "2024-06-01T01:00:00", fires[0].Period)
@@ -290,7 +290,7 @@ func TestJitterRunsNoPeriodBeforeTheJobStarted(t *testing.T) {
 	for i := range 20 {
 		require.NoError(t, s.Add(fmt.Sprintf("report-%d", i), mustCron(t, "30 5 * * *"), nop, dstsafe.WithJitter(23*time.Hour)))
 	}
-	fires, err := dstsafe.Simulate(context.Background(), s, 47*time.Hour) // to 06-03 05:00
+	fires, err := dstsafe.Simulate(simCtx(t), s, 47*time.Hour) // to 06-03 05:00
 	require.NoError(t, err)
 	seen := map[string]bool{}
 	for _, f := range fires {
@@ -368,7 +368,7 @@ func TestPausedPeriodsAreMissed(t *testing.T) {
 	s, _, _ := newSim(t, time.Date(2024, 6, 1, 0, 30, 0, 0, time.UTC), dstsafe.WithObserver(ev))
 	require.NoError(t, s.Add("sync", mustCron(t, "0 * * * *"), nop))
 	require.NoError(t, s.Pause(context.Background(), "sync", "release freeze"))
-	_, err := dstsafe.Simulate(context.Background(), s, 2*time.Hour) // 01:00 and 02:00
+	_, err := dstsafe.Simulate(simCtx(t), s, 2*time.Hour) // 01:00 and 02:00
 	require.NoError(t, err)
 	for _, p := range []string{"2024-06-01T01:00:00", "2024-06-01T02:00:00"} {
 		require.Equal(t, []event.Type{event.Due, event.Skipped, event.Missed}, ev.types("sync", p), p)

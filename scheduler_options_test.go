@@ -27,7 +27,7 @@ func TestNilArguments(t *testing.T) {
 			dstsafe.WithLedger(ledger), dstsafe.WithObserver(nil),
 			dstsafe.WithLogger(quiet()), dstsafe.WithLogger(nil), dstsafe.WithOwner("a"), dstsafe.WithOwner(""), nil)
 		require.NoError(t, s.Add("hourly", mustCron(t, "0 * * * *"), nop, nil))
-		fires, err := dstsafe.Simulate(context.Background(), s, time.Hour, nil)
+		fires, err := dstsafe.Simulate(simCtx(t), s, time.Hour, nil)
 		require.NoError(t, err)
 		require.Len(t, fires, 2)
 		rec, err := ledger.Get(context.Background(), "hourly", "2024-06-01T01:00:00")
@@ -37,7 +37,7 @@ func TestNilArguments(t *testing.T) {
 	t.Run("defaults when nil is all there is", func(t *testing.T) {
 		require.NotPanics(t, func() {
 			s := dstsafe.NewScheduler(dstsafe.WithClock(nil), dstsafe.WithLogger(nil))
-			_, err := dstsafe.Simulate(context.Background(), s, time.Hour)
+			_, err := dstsafe.Simulate(simCtx(t), s, time.Hour)
 			require.ErrorIs(t, err, dstsafe.ErrInvalidArgument, "the default clock is the real one")
 		})
 	})
@@ -104,7 +104,7 @@ func TestFireEmbedsRun(t *testing.T) {
 		runs = append(runs, r)
 		return nil
 	}))
-	fires, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 24*time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 1)
 	require.Equal(t, runs[0], fires[0].Run)

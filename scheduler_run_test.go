@@ -403,9 +403,15 @@ func TestShutdownDrain(t *testing.T) {
 			fc.Advance(30 * time.Second)
 			r := recv(t, job.started)
 			require.NoError(t, fc.BlockUntilContext(context.Background(), 2)) // heartbeat + loop
-			before := h.parks()
 			cancel()
-			h.waitParks(before) // Run waits on its drain timer
+			// Run waits on its drain timer: the earliest wake now (the
+			// keeper's heartbeat is at 20 s; the job, busy, waits on no
+			// clock). Counting parks would also count the keeper's.
+			drainAt := fc.Now().Add(10 * time.Second)
+			h.waitFor(func() bool {
+				_, next, _, _ := h.idle(time.Time{})
+				return next.Equal(drainAt)
+			})
 			if finishes {
 				job.release <- nil
 				require.NoError(t, recv(t, done))

@@ -83,7 +83,7 @@ func TestRunNowDuringSimulate(t *testing.T) {
 			var fires []dstsafe.Fire
 			within(t, "Simulate", func() {
 				var err error
-				fires, err = dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+				fires, err = dstsafe.Simulate(simCtx(t), s, 48*time.Hour)
 				require.NoError(t, err)
 			})
 			require.NoError(t, <-runNow)
@@ -254,7 +254,7 @@ func TestPermanentLedgerErrorStopsRun(t *testing.T) {
 			require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(zone(t, "America/Chicago"))), nop))
 			var fires []dstsafe.Fire
 			var err error
-			within(t, "Simulate", func() { fires, err = dstsafe.Simulate(context.Background(), s, 48*time.Hour) })
+			within(t, "Simulate", func() { fires, err = dstsafe.Simulate(simCtx(t), s, 48*time.Hour) })
 			require.ErrorIs(t, err, dstsafe.ErrPermanent)
 			require.ErrorIs(t, err, errNoTable)
 			var je *dstsafe.JobError
@@ -286,7 +286,7 @@ func TestEditBetweenDeploysNeverRunsRetroactively(t *testing.T) {
 			}
 			before := newS()
 			require.NoError(t, before.Add("report", mustCron(t, "0 23 * * *"), nop, dstsafe.WithCatchUp(policy)))
-			fires, err := dstsafe.Simulate(context.Background(), before, 2*time.Hour) // to 05-02 00:00
+			fires, err := dstsafe.Simulate(simCtx(t), before, 2*time.Hour) // to 05-02 00:00
 			require.NoError(t, err)
 			dstsafetest.RequireFiresAt(t, fires, time.Date(2024, 5, 1, 23, 0, 0, 0, time.UTC))
 
@@ -294,7 +294,7 @@ func TestEditBetweenDeploysNeverRunsRetroactively(t *testing.T) {
 			for restart := range 2 {
 				after := newS()
 				require.NoError(t, after.Add("report", mustCron(t, "0 5 * * *"), nop, dstsafe.WithCatchUp(policy), dstsafe.WithTakeOver()))
-				fires, err = dstsafe.Simulate(context.Background(), after, time.Hour)
+				fires, err = dstsafe.Simulate(simCtx(t), after, time.Hour)
 				require.NoError(t, err)
 				require.Empty(t, fires, "restart %d ran a period of the edited schedule retroactively", restart)
 				clock.Advance(time.Hour)
@@ -302,7 +302,7 @@ func TestEditBetweenDeploysNeverRunsRetroactively(t *testing.T) {
 			// From 05-02 10:00 on, the new schedule runs on time.
 			after := newS()
 			require.NoError(t, after.Add("report", mustCron(t, "0 5 * * *"), nop, dstsafe.WithCatchUp(policy), dstsafe.WithTakeOver()))
-			fires, err = dstsafe.Simulate(context.Background(), after, 24*time.Hour)
+			fires, err = dstsafe.Simulate(simCtx(t), after, 24*time.Hour)
 			require.NoError(t, err)
 			dstsafetest.RequireFiresAt(t, fires, time.Date(2024, 5, 3, 5, 0, 0, 0, time.UTC))
 
@@ -344,14 +344,14 @@ func TestEditWhileDownCatchesUpTheOldSchedule(t *testing.T) {
 			}
 			s1 := newS()
 			require.NoError(t, s1.Add("report", mustCron(t, "0 23 * * *"), nop))
-			_, err := dstsafe.Simulate(context.Background(), s1, 2*time.Hour)
+			_, err := dstsafe.Simulate(simCtx(t), s1, 2*time.Hour)
 			require.NoError(t, err)
 
 			clock.Advance(time.Date(2024, 5, 2, 8, 0, 0, 0, time.UTC).Sub(clock.Now()))
 			restart := clock.Now()
 			s2 := newS()
 			require.NoError(t, s2.Add("report", mustCron(t, "0 5 * * *"), nop, dstsafe.WithCatchUp(tc.policy), dstsafe.WithTakeOver()))
-			fires, err := dstsafe.Simulate(context.Background(), s2, 24*time.Hour)
+			fires, err := dstsafe.Simulate(simCtx(t), s2, 24*time.Hour)
 			require.NoError(t, err)
 			dstsafetest.RequireOncePerPeriod(t, fires)
 			var got, want []string
@@ -401,16 +401,16 @@ func TestSecondRestartAfterEdit(t *testing.T) {
 		require.NoError(t, s.Add("report", mustCron(t, spec), nop, dstsafe.WithTakeOver()))
 		return s
 	}
-	fires, err := dstsafe.Simulate(context.Background(), newS("0 5 * * *"), 2*time.Hour) // runs 05-02 05:00
+	fires, err := dstsafe.Simulate(simCtx(t), newS("0 5 * * *"), 2*time.Hour) // runs 05-02 05:00
 	require.NoError(t, err)
 	require.Len(t, fires, 1)
 	clock.Advance(2 * time.Hour) // the deploy at 08:00: "0 1 * * *" from now on
-	fires, err = dstsafe.Simulate(context.Background(), newS("0 1 * * *"), time.Hour)
+	fires, err = dstsafe.Simulate(simCtx(t), newS("0 1 * * *"), time.Hour)
 	require.NoError(t, err)
 	require.Empty(t, fires)
 	clock.Advance(21 * time.Hour) // down from 09:00 to 05-03 06:00
 	restart := clock.Now()
-	fires, err = dstsafe.Simulate(context.Background(), newS("0 1 * * *"), time.Hour)
+	fires, err = dstsafe.Simulate(simCtx(t), newS("0 1 * * *"), time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 1)
 	require.Equal(t, "2024-05-03T01:00:00", fires[0].Period, "the new schedule's missed period, late")

@@ -30,7 +30,7 @@ func TestPostmortemBillingOncePerRunDate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _, _ := newSim(t, tc.start)
 			require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)), nop))
-			fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour, dstsafe.WithStep(20*time.Second))
+			fires, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour, dstsafe.WithStep(20*time.Second))
 			require.NoError(t, err)
 			require.Len(t, fires, 2, "fires: %v", fires)
 			seen := map[dstsafe.Date]int{}
@@ -122,7 +122,7 @@ func TestCatchUpAfterThreeDaysDown(t *testing.T) {
 			}
 			s1 := newS()
 			require.NoError(t, s1.Add("billing", sched, nop))
-			fires, err := dstsafe.Simulate(context.Background(), s1, 24*time.Hour)
+			fires, err := dstsafe.Simulate(simCtx(t), s1, 24*time.Hour)
 			require.NoError(t, err)
 			dstsafetest.RequireFireCount(t, fires, 1)
 
@@ -134,7 +134,7 @@ func TestCatchUpAfterThreeDaysDown(t *testing.T) {
 				opts = append(opts, dstsafe.WithCatchUp(tc.policy))
 			}
 			require.NoError(t, s2.Add("billing", sched, nop, opts...))
-			fires, err = dstsafe.Simulate(context.Background(), s2, 24*time.Hour)
+			fires, err = dstsafe.Simulate(simCtx(t), s2, 24*time.Hour)
 			require.NoError(t, err)
 			dstsafetest.RequireOncePerPeriod(t, fires)
 

@@ -32,7 +32,7 @@ func TestUpdateWhileRunning(t *testing.T) {
 				updErr = s.Update("billing", mustCron(t, "0 1 * * *"), dstsafe.WithCatchUp(policy))
 				return nil
 			}))
-			fires, err := dstsafe.Simulate(context.Background(), s, 72*time.Hour)
+			fires, err := dstsafe.Simulate(simCtx(t), s, 72*time.Hour)
 			require.NoError(t, err)
 			require.NoError(t, updErr)
 			var billing []dstsafe.Fire
@@ -73,7 +73,7 @@ func TestUpdateDuringRunKeepsItsOptions(t *testing.T) {
 		}
 		return nil
 	}, dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 2, Failed: true}, time.Minute)))
-	fires, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 24*time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 3, "%v", fires)
 	require.Equal(t, "2024-06-01T01:30:00", fires[0].Period)
@@ -94,7 +94,7 @@ func TestUpdateSameSchedule(t *testing.T) {
 	require.NoError(t, s.Add("ops", mustCron(t, "0 12 1 6 *"), func(context.Context, dstsafe.Run) error {
 		return s.Update("billing", mustCron(t, "30  1 * * *"), dstsafe.WithTimeout(time.Hour)) // same spec, spaced
 	}))
-	fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 3)
 	recs, err := ledger.List(context.Background(), "billing", "", "")
@@ -115,7 +115,7 @@ func TestRemoveWhileRunning(t *testing.T) {
 		again = s.Remove("billing")
 		return nil
 	}))
-	fires, err := dstsafe.Simulate(context.Background(), s, 72*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 72*time.Hour)
 	require.NoError(t, err)
 	require.NoError(t, rmErr)
 	require.ErrorIs(t, again, dstsafe.ErrUnknownJob)
@@ -130,7 +130,7 @@ func TestRemoveWhileRunning(t *testing.T) {
 	// Added again (the scheduler stopped at 06-04 00:00): it resumes after
 	// its last record, 06-01 01:30, and catches up the latest missed period.
 	require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *"), nop))
-	fires, err = dstsafe.Simulate(context.Background(), s, time.Hour)
+	fires, err = dstsafe.Simulate(simCtx(t), s, time.Hour)
 	require.NoError(t, err)
 	var periods []string
 	for _, f := range fires {
@@ -175,7 +175,7 @@ func TestConcurrentEdits(t *testing.T) {
 			}
 		}()
 	}
-	fires, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 24*time.Hour)
 	waitWithin(t, &wg, stuckAfter, func() string { return "the goroutines editing jobs during the simulation never returned" })
 	require.NoError(t, err)
 	dstsafetest.RequireOncePerPeriod(t, fires)
@@ -191,7 +191,7 @@ func TestRemoveStopsABatch(t *testing.T) {
 	}
 	s1 := newS()
 	require.NoError(t, s1.Add("report", mustCron(t, "0 1 * * *"), nop))
-	_, err := dstsafe.Simulate(context.Background(), s1, 2*time.Hour) // runs 06-01 01:00
+	_, err := dstsafe.Simulate(simCtx(t), s1, 2*time.Hour) // runs 06-01 01:00
 	require.NoError(t, err)
 	clock.Advance(70 * time.Hour) // down until 06-04 02:00: 06-02, 06-03, 06-04 missed
 	s2 := newS()
@@ -200,7 +200,7 @@ func TestRemoveStopsABatch(t *testing.T) {
 		ran = append(ran, r.Period)
 		return s2.Remove("report")
 	}, dstsafe.WithCatchUp(dstsafe.CatchUpAll{Window: 7 * 24 * time.Hour})))
-	_, err = dstsafe.Simulate(context.Background(), s2, time.Hour)
+	_, err = dstsafe.Simulate(simCtx(t), s2, time.Hour)
 	require.NoError(t, err)
 	require.Equal(t, []string{"2024-06-02T01:00:00"}, ran)
 }

@@ -1,7 +1,6 @@
 package dstsafe_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -115,7 +114,7 @@ func TestEveryZoneOncePerDayAcrossTransitions(t *testing.T) {
 			span := 100 * time.Hour
 			s, _, _ := newSim(t, start)
 			require.NoError(t, s.Add("daily", sched, nop))
-			fires, err := dstsafe.Simulate(context.Background(), s, span)
+			fires, err := dstsafe.Simulate(simCtx(t), s, span)
 			require.NoError(t, err)
 
 			var want []time.Time

@@ -83,7 +83,10 @@ func WithStep(d time.Duration) SimulateOption {
 // Jobs under Simulate should return without waiting on the fake clock (only
 // Simulate moves it, and only once they have returned). Simulate ignores
 // WithWakeInterval. If ctx ends early Simulate stops and returns the fires
-// so far with ctx's error.
+// so far with an error wrapping ctx's that says where it stopped (the
+// clock's instant, the end, the number of runs); its Run then cancels the
+// jobs still running at once instead of draining them on a clock nobody
+// moves any more.
 func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...SimulateOption) ([]Fire, error) {
 	fc, ok := s.clock.(*clockwork.FakeClock)
 	if !ok {
@@ -167,6 +170,9 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	a.mu.Lock()
 	a.driver = nil
 	a.mu.Unlock()
+	if ctx.Err() != nil {
+		sim.gaveUp.Store(true)
+	}
 	cancel()
 	<-runDone
 	if err == nil {
@@ -175,7 +181,14 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	if errors.Is(runErr, errRunning) {
 		return nil, runErr
 	}
-	return rec.fires(), err
+	fires := rec.fires()
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		// Where it was stuck: a test bounding the simulation with a
+		// context sees how far the clock got and what had run.
+		err = fmt.Errorf("dstsafe: Simulate stopped at %s (end %s) after %d runs: %w",
+			fc.Now().UTC().Format(time.RFC3339Nano), end.UTC().Format(time.RFC3339), len(fires), err)
+	}
+	return fires, err
 }
 
 // recorder collects fires in chunks, so a century of runs is not copied

@@ -2,6 +2,7 @@ package dstsafe
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -26,12 +27,18 @@ type clusterSim struct {
 
 type clusterMember struct {
 	m       simlink.Member[Fire]
+	owner   string
 	sim     *simulation
 	cancel  context.CancelFunc
 	stopped chan struct{} // closed by stop
 	once    sync.Once
 	done    chan struct{}
 	err     error
+	// given is closed when Run gave up waiting for this member (its
+	// goroutines stayed busy after it was stopped, until Run's context
+	// ended), with givenErr saying so: Wait returns it.
+	given    chan struct{}
+	givenErr error
 }
 
 func init() {
@@ -43,7 +50,8 @@ func init() {
 func (c *clusterSim) Start(s *Scheduler, m simlink.Member[Fire]) simlink.Handle {
 	sim := &simulation{record: m.Record, fakeTime: true, shared: &c.act, toTrue: m.True}
 	ctx, cancel := context.WithCancel(context.Background())
-	cm := &clusterMember{m: m, sim: sim, cancel: cancel, stopped: make(chan struct{}), done: make(chan struct{})}
+	cm := &clusterMember{m: m, owner: s.owner, sim: sim, cancel: cancel, stopped: make(chan struct{}),
+		done: make(chan struct{}), given: make(chan struct{})}
 	c.mu.Lock()
 	c.members = append(c.members, cm)
 	c.mu.Unlock()
@@ -72,8 +80,12 @@ func (cm *clusterMember) Stop() {
 }
 
 func (cm *clusterMember) Wait() error {
-	<-cm.done
-	return cm.err
+	select {
+	case <-cm.done:
+		return cm.err
+	case <-cm.given:
+		return cm.givenErr
+	}
 }
 
 func (cm *clusterMember) Sleep(ctx context.Context, d time.Duration) bool {
@@ -173,10 +185,75 @@ func (c *clusterSim) Run(ctx context.Context, end time.Time, mark func(time.Time
 	ms := c.members
 	c.mu.Unlock()
 	for _, cm := range ms {
+		if ctx.Err() != nil {
+			cm.sim.gaveUp.Store(true) // their drains cancel their jobs at once
+		}
 		cm.Stop()
 	}
-	for _, cm := range ms {
-		<-cm.done
+	if err := c.drain(ctx, ms); err != nil {
+		if stopErr != nil {
+			return fmt.Errorf("%w; %w", stopErr, err)
+		}
+		return err
 	}
 	return stopErr
+}
+
+// drain waits for the stopped members' Runs to return, no longer moving
+// time: a stopped member's goroutines wake on its stop, not on the clock
+// (a member woken by it is not counted busy until it runs, so moving time
+// here would race its drain). Members stopped because ctx ended return at
+// once (their drains cancel their jobs and wait for none: gaveUp). Others
+// whose goroutines stay busy or asleep (a job ignoring its context, a
+// drain waiting on a clock nobody moves) are waited for until ctx ends:
+// drain then returns an error wrapping ctx's, a *simlink.StuckError that
+// names them and says what the cluster was doing (busy goroutines, the
+// instants its sleepers wait for), and their Wait returns it.
+func (c *clusterSim) drain(ctx context.Context, ms []*clusterMember) error {
+	a := &c.act
+	for {
+		var left []*clusterMember
+		for _, cm := range ms {
+			select {
+			case <-cm.done:
+			default:
+				left = append(left, cm)
+			}
+		}
+		if len(left) == 0 {
+			return nil
+		}
+		now := c.truth.Now()
+		a.mu.Lock()
+		busy, asleep := a.busy, a.wakesLocked()
+		if a.changed == nil {
+			a.changed = make(chan struct{})
+		}
+		changed := a.changed
+		a.mu.Unlock()
+		if ctx.Err() != nil && left[0].sim.gaveUp.Load() {
+			// Stopped for ctx: its drain cancels its jobs at once and
+			// waits for none of them, so its Run returns.
+			<-left[0].done
+			continue
+		}
+		stuck := false
+		select {
+		case <-changed:
+		case <-left[0].done:
+		case <-ctx.Done():
+			stuck = true
+		}
+		if stuck {
+			err := &simlink.StuckError{At: now, Busy: busy, Wakes: asleep, Err: ctx.Err()}
+			for _, cm := range left {
+				err.Members = append(err.Members, cm.owner)
+			}
+			for _, cm := range left {
+				cm.givenErr = err
+				close(cm.given)
+			}
+			return err
+		}
+	}
 }

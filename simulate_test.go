@@ -76,7 +76,7 @@ func TestSimulateModesAgree(t *testing.T) {
 		s, _, _ := newSim(t, start)
 		require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)), nop))
 		require.NoError(t, s.Add("sync", mustCron(t, "*/15 * * * *", dstsafe.WithLocation(chicago)), nop))
-		fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour, opts...)
+		fires, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour, opts...)
 		require.NoError(t, err)
 		return fires
 	}
@@ -98,13 +98,13 @@ func TestSimulateModesAgree(t *testing.T) {
 
 func TestSimulateErrors(t *testing.T) {
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clockwork.NewRealClock()), dstsafe.WithLogger(quiet()))
-	_, err := dstsafe.Simulate(context.Background(), s, time.Hour)
+	_, err := dstsafe.Simulate(simCtx(t), s, time.Hour)
 	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 
 	s, _, _ = newSim(t, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, err = dstsafe.Simulate(context.Background(), s, -time.Hour)
+	_, err = dstsafe.Simulate(simCtx(t), s, -time.Hour)
 	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
-	_, err = dstsafe.Simulate(context.Background(), s, time.Hour, dstsafe.WithStep(-time.Second))
+	_, err = dstsafe.Simulate(simCtx(t), s, time.Hour, dstsafe.WithStep(-time.Second))
 	require.ErrorIs(t, err, dstsafe.ErrInvalidArgument)
 
 	// A job that calls Simulate on its own scheduler finds it running.
@@ -113,7 +113,7 @@ func TestSimulateErrors(t *testing.T) {
 		_, inner = dstsafe.Simulate(ctx, s, time.Hour)
 		return nil
 	}))
-	fires, err := dstsafe.Simulate(context.Background(), s, time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 2, "00:00 (the start instant) and 01:00 (the end)")
 	require.ErrorIs(t, inner, dstsafe.ErrInvalidArgument)
@@ -157,7 +157,7 @@ func TestRetry(t *testing.T) {
 				}
 				return nil
 			}, tc.opts...))
-			fires, err := dstsafe.Simulate(context.Background(), s, 2*time.Hour)
+			fires, err := dstsafe.Simulate(simCtx(t), s, 2*time.Hour)
 			require.NoError(t, err)
 			require.Len(t, fires, tc.attempts)
 			for i, f := range fires {
@@ -189,7 +189,7 @@ func TestJobPanic(t *testing.T) {
 		}
 		return nil
 	}))
-	fires, err := dstsafe.Simulate(context.Background(), s, 3*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 3*time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 4)
 	var pe *dstsafe.PanicError
@@ -251,7 +251,7 @@ func TestJobOptions(t *testing.T) {
 	require.NoError(t, s.Add("digest", mustCron(t, "0 * * * *", dstsafe.WithLocation(chicago), dstsafe.WithPeriodKey(dstsafe.ByDate)), nop))
 	require.NoError(t, s.Add("meter", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago), dstsafe.WithFold(dstsafe.FoldBoth)), nop))
 	require.NoError(t, s.Add("tokyo", mustCron(t, "0 20 * * *", dstsafe.WithLocation(chicago)), nop, dstsafe.WithRunDateLocation(zone(t, "Australia/Sydney"))))
-	fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour)
 	require.NoError(t, err)
 	by := map[string][]dstsafe.Fire{}
 	for _, f := range fires {
@@ -283,7 +283,7 @@ func TestLogShape(t *testing.T) {
 	var logs bytes.Buffer
 	s, _, _ := newSim(t, time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC), dstsafe.WithLogger(textLogger(&logs)))
 	require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)), nop))
-	_, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour)
+	_, err := dstsafe.Simulate(simCtx(t), s, 24*time.Hour)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 	require.Len(t, lines, 3, logs.String())
@@ -302,7 +302,7 @@ func TestSynctest(t *testing.T) {
 			chicago := zone(t, "America/Chicago")
 			s, _, _ := newSim(t, time.Date(2024, 11, 2, 12, 0, 0, 0, time.UTC))
 			require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)), nop))
-			fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour, dstsafe.WithStep(20*time.Second))
+			fires, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour, dstsafe.WithStep(20*time.Second))
 			require.NoError(t, err)
 			dstsafetest.RequireFireCount(t, fires, 2)
 			dstsafetest.RequireOncePerDay(t, fires, chicago)
@@ -373,7 +373,7 @@ func TestLedgerDownAtDueTime(t *testing.T) {
 	ledger := &flakyLedger{MemoryLedger: dstsafe.NewMemoryLedger(clock), n: 3}
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
 	require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *", dstsafe.WithLocation(chicago)), nop))
-	fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour)
 	require.NoError(t, err)
 	dstsafetest.RequireFiresAt(t, fires, time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC), time.Date(2024, 11, 4, 7, 30, 0, 0, time.UTC))
 	require.Equal(t, 7*time.Second, fires[0].Started.Sub(fires[0].Due))
@@ -406,7 +406,7 @@ func TestSimulateLastStepCutAtEnd(t *testing.T) {
 			// after a 50 s window would reach 60 s.
 			require.NoError(t, s.Add("minutely", mustCron(t, "0 * * * * *", dstsafe.WithSeconds()), nop))
 			require.NoError(t, s.Add("at-end", mustCron(t, tc.atEnd, dstsafe.WithSeconds()), nop))
-			fires, err := dstsafe.Simulate(context.Background(), s, tc.window, dstsafe.WithStep(tc.step))
+			fires, err := dstsafe.Simulate(simCtx(t), s, tc.window, dstsafe.WithStep(tc.step))
 			require.NoError(t, err)
 			end := start.Add(tc.window)
 			require.True(t, clock.Now().Equal(end), "clock at %v, want %v", clock.Now(), end)

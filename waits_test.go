@@ -1,9 +1,16 @@
 package dstsafe_test
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dstsafe/dstsafe"
 )
 
 // The waits of the root package's tests are bounded: a test whose
@@ -62,4 +69,40 @@ func waitWithin(t testing.TB, wg *sync.WaitGroup, d time.Duration, describe func
 	case <-deadline.C:
 		t.Fatalf("still waiting after %v: %s", d, describe())
 	}
+}
+
+// simCtx bounds a Simulate in a test by real time, a safety net and never
+// a synchronisation (time moves on the fake clock): a simulation that
+// never reaches its end (a scheduler that keeps finding work at one
+// instant) fails the test with Simulate's error, which says where it
+// stopped, instead of running until go test's timeout.
+func simCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// A job that never returns on its own (it waits for its context, which
+// the drain cancels) keeps Simulate's scheduler busy at its due instant:
+// the clock cannot move. Bounded by its context, Simulate fails with an
+// error that says where it stopped, and returns: the stopped Run cancels
+// the job at once instead of draining it on a clock nobody moves.
+func TestSimulateStuckFailsWithWhereItStopped(t *testing.T) {
+	fc := clockwork.NewFakeClockAt(time.Date(2024, 3, 10, 6, 0, 0, 0, time.UTC))
+	s := dstsafe.NewScheduler(dstsafe.WithClock(fc), dstsafe.WithLogger(quiet()))
+	started := make(chan struct{})
+	require.NoError(t, s.Add("export", mustCron(t, "30 6 * * *"), func(ctx context.Context, _ dstsafe.Run) error {
+		close(started)
+		<-ctx.Done()
+		return context.Cause(ctx)
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	fires, err := dstsafe.Simulate(ctx, s, 24*time.Hour)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Empty(t, fires, "the run never ended within the simulation")
+	// It stopped at the job's due instant, 06:30 UTC, far from the end.
+	require.True(t, fc.Now().Equal(time.Date(2024, 3, 10, 6, 30, 0, 0, time.UTC)), fc.Now())
+	want := fmt.Sprintf("dstsafe: Simulate stopped at 2024-03-10T06:30:00Z (end 2024-03-11T06:00:00Z) after 0 runs: %v", context.Canceled)
+	require.Equal(t, want, err.Error())
 }

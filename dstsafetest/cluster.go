@@ -133,6 +133,14 @@ var ErrCrashed = fmt.Errorf("dstsafetest: replica crashed: %w", dstsafe.ErrPerma
 // Crash naming no replica or no point.
 var ErrInvalidCluster = errors.New("dstsafetest: invalid cluster")
 
+// StuckError is SimulateCluster's error when replicas were still running
+// after the simulation stopped them and stayed busy until its context
+// ended (a job waiting on something no clock drives, ignoring its
+// context): it names them (Members) and says where the cluster was stuck
+// (At, true time; Busy goroutines; the Wakes its sleepers wait for). It
+// wraps the context's error.
+type StuckError = simlink.StuckError
+
 // Replica is one running process of a simulated replica, handed to
 // Cluster.Setup.
 type Replica struct {
@@ -279,7 +287,8 @@ func (f *fatalErr) Fatalf(format string, args ...any) {
 //
 // It returns an error wrapping ErrInvalidCluster for a bad Cluster, the
 // error of Setup or of the Ledger constructor, or an error wrapping ctx's
-// that says how far true time got (with the result so far). A replica's Run failing for another reason than its
+// that says how far true time got (with the result so far; a
+// *StuckError among what it wraps when replicas stayed busy). A replica's Run failing for another reason than its
 // crash is in ClusterResult.RunErrors.
 func SimulateCluster(ctx context.Context, c Cluster, d time.Duration) (*ClusterResult, error) {
 	if err := c.validate(d); err != nil {

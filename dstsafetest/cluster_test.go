@@ -18,12 +18,18 @@ import (
 // periodic job and a ByDate midnight job; takeovers of abandoned and
 // failed periods allowed (a crashed replica's claim is taken over).
 func clusterJobs(name, daily string) func(r *dstsafetest.Replica) error {
+	return clusterJobsWith(name, daily, dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 3, Failed: true, Abandoned: true}, time.Minute))
+}
+
+// clusterJobsWith is clusterJobs with the jobs' options opts instead of
+// their retry policy: none, and a crashed replica's claim is never taken
+// over.
+func clusterJobsWith(name, daily string, opts ...dstsafe.JobOption) func(r *dstsafetest.Replica) error {
 	return func(r *dstsafetest.Replica) error {
 		loc, err := r.LoadLocation(name)
 		if err != nil {
 			return err
 		}
-		retry := dstsafe.WithRetry(dstsafe.RetryPolicy{MaxAttempts: 3, Failed: true, Abandoned: true}, time.Minute)
 		nop := func(context.Context, dstsafe.Run) error { return nil }
 		for _, j := range []struct {
 			name, spec string
@@ -42,7 +48,7 @@ func clusterJobs(name, daily string) func(r *dstsafetest.Replica) error {
 			if err != nil {
 				return err
 			}
-			if err := r.Add(j.name, c, nop, retry); err != nil {
+			if err := r.Add(j.name, c, nop, opts...); err != nil {
 				return err
 			}
 		}
@@ -51,18 +57,42 @@ func clusterJobs(name, daily string) func(r *dstsafetest.Replica) error {
 }
 
 // The checker finds what it is for. A replica that crashes right after
-// claiming and never comes back leaves the period abandoned: its peers
-// saw it claimed and moved on, so it is reported lost; a ledger that
-// forgets claims lets every replica run each period: reported twice.
+// claiming and never comes back leaves the period abandoned: when the
+// job's RetryPolicy allows no takeover (the default), its peers report it
+// missed and never run it, so it is reported lost (with takeovers
+// allowed a peer runs it once the lease has lapsed: no violation); a
+// ledger that forgets claims lets every replica run each period:
+// reported twice.
 func TestClusterReportsViolations(t *testing.T) {
 	start := time.Date(2024, 11, 2, 6, 0, 0, 0, time.UTC)
 	replicas := []dstsafetest.ReplicaSpec{{}, {Offset: 2 * time.Second}, {Offset: -2 * time.Second}}
+	crash := []dstsafetest.Crash{{Replica: 1, Point: dstsafetest.CrashAfterClaim, Job: "daily",
+		Period: "2024-11-03T01:30:00", RestartAfter: -1}}
 	res, err := dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
 		Start:    start,
 		Replicas: replicas,
 		Setup:    clusterJobs("America/Chicago", "30 1 * * *"),
-		Crashes: []dstsafetest.Crash{{Replica: 1, Point: dstsafetest.CrashAfterClaim, Job: "daily",
-			Period: "2024-11-03T01:30:00", RestartAfter: -1}},
+		Crashes:  crash,
+	}, 48*time.Hour)
+	require.NoError(t, err)
+	require.Empty(t, res.Violations, "the abandoned period taken over")
+	dstsafetest.RequireClusterOnce(t, res)
+	var takenOver []string
+	for _, e := range res.Executions {
+		if e.Run.Job == "daily" && e.Run.Period == "2024-11-03T01:30:00" {
+			takenOver = append(takenOver, fmt.Sprintf("%s attempt %d", e.Owner, e.Run.Attempt))
+		}
+	}
+	// r1 claimed first (its clock 2 s ahead) and did no work; r0 and r2
+	// both reconcile once the lease has lapsed, the ledger lets one in.
+	require.Len(t, takenOver, 1, "run by a survivor: %v", takenOver)
+	require.Contains(t, []string{"r0 attempt 2", "r2 attempt 2"}, takenOver[0])
+
+	res, err = dstsafetest.SimulateCluster(simCtx(t), dstsafetest.Cluster{
+		Start:    start,
+		Replicas: replicas,
+		Setup:    clusterJobsWith("America/Chicago", "30 1 * * *"),
+		Crashes:  crash,
 	}, 48*time.Hour)
 	require.NoError(t, err)
 	require.Len(t, res.Violations, 1, "%v", res.Violations)
@@ -228,8 +258,11 @@ func TestClusterDeterministic(t *testing.T) {
 }
 
 // A replica crashed while its job works (a CrashAtInstant during the
-// job's Sleep) leaves the work interrupted and the claim running; its
-// restart takes the abandoned period over once the lease has lapsed.
+// job's Sleep) leaves the work interrupted and the claim running; once
+// the lease has lapsed the first replica to reconcile the job takes the
+// abandoned period over: the survivor r0, a wake interval after the
+// lease ended, well before r1 restarts ten minutes after its crash. The
+// period runs exactly twice: attempt 1 interrupted, attempt 2 done.
 func TestClusterCrashWhileWorking(t *testing.T) {
 	start := time.Date(2024, 11, 2, 6, 0, 0, 0, time.UTC)
 	var replica1 *dstsafetest.Replica
@@ -264,7 +297,7 @@ func TestClusterCrashWhileWorking(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s attempt %d interrupted=%v", e.Owner, e.Run.Attempt, e.Interrupted))
 		}
 	}
-	require.Equal(t, []string{"r1 attempt 1 interrupted=true", "r1#1 attempt 2 interrupted=false"}, got)
+	require.Equal(t, []string{"r1 attempt 1 interrupted=true", "r0 attempt 2 interrupted=false"}, got)
 }
 
 func TestRequireSkewRefusedFails(t *testing.T) {

@@ -823,7 +823,7 @@ func (s suite) testConcurrentClaims(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
+	waitGroup(t, &wg, "%d workers claiming %d periods each", workers, periods)
 	must.Empty(t, errs, "errors other than ErrAlreadyClaimed")
 	must.Len(t, winners, periods, "periods claimed")
 	for p, ws := range winners {
@@ -876,7 +876,7 @@ func (s suite) testContendedClaim(t *testing.T) {
 				}
 			})
 		}
-		wg.Wait()
+		waitGroup(t, &wg, "round %d: %d goroutines claiming %d periods at once", round, goroutines, periods)
 		for p := range periods {
 			winner := -1
 			for g := range goroutines {

@@ -165,7 +165,7 @@ func pauseRace(t *testing.T, views []dstsafe.ControlLedger, at time.Time) {
 				dstsafe.Pause{Paused: true, By: fmt.Sprintf("replica-%d", i), Reason: "3 consecutive failures"})
 		})
 	}
-	wg.Wait()
+	waitGroup(t, &wg, "%d replicas pausing report at once", replicas)
 	for i := range replicas {
 		must.NoError(t, errs[i], "replica %d pausing at once", i)
 	}
@@ -425,9 +425,9 @@ func (s suite) testReleaseRace(t *testing.T) {
 				}
 			})
 		}
-		asked.Wait()
+		waitGroup(t, &asked, "round %d: every claimer of %s refused once", round, period)
 		close(start)
-		wg.Wait()
+		waitGroup(t, &wg, "round %d: claimers and releases of %s", round, period)
 		must.Empty(t, errs, "round %d: errors", round)
 		must.Len(t, winners, 1, "round %d: takers of %s after its release", round, period)
 		r = get(t, l, "billing", period)

@@ -309,7 +309,7 @@ func (s suite) testJobConcurrent(t *testing.T) {
 		})
 	}
 	close(start)
-	wg.Wait()
+	waitGroup(t, &wg, "%d registrations of billing at once", n)
 	stored := lookup(t, l, "billing")
 	winner := 0
 	if stored.Schedule == billAt0200 {

@@ -298,7 +298,7 @@ func (s schedSuite) testMaxRunsRace(t *testing.T) {
 			}
 		}
 		close(release)
-		wg.Wait()
+		waitGroup(t, &wg, "round %d: the RunNow calls of both schedulers", round)
 		must.Equal(t, 1, runs, "round %d: runs of the last slot", round)
 		must.Len(t, errs, 1)
 		must.ErrorIs(t, errs[0], dstsafe.ErrMaxRuns, "round %d", round)

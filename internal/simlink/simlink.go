@@ -13,6 +13,8 @@ package simlink
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jonboulle/clockwork"
@@ -72,3 +74,30 @@ func New[S, F any](truth *clockwork.FakeClock) Driver[S, F] {
 	}
 	return f(truth)
 }
+
+// StuckError is Driver.Run's error for members that were still running
+// after being stopped and stayed busy until Run's context ended: a job
+// waiting on something no clock drives. It says where the cluster was.
+type StuckError struct {
+	// Members are the owners of the members still running.
+	Members []string
+	// At is the true instant the cluster was stuck at.
+	At time.Time
+	// Busy is the number of goroutines counted busy, Wakes the instants
+	// the sleepers wait for (true time, earliest first).
+	Busy  int
+	Wakes []time.Time
+	// Err is the context's error.
+	Err error
+}
+
+func (e *StuckError) Error() string {
+	wakes := make([]string, len(e.Wakes))
+	for i, w := range e.Wakes {
+		wakes[i] = w.UTC().Format(time.RFC3339Nano)
+	}
+	return fmt.Sprintf("dstsafe: cluster simulation: %s still running after being stopped at %s: %d goroutines busy, sleepers due at [%s]: %v",
+		strings.Join(e.Members, ", "), e.At.UTC().Format(time.RFC3339Nano), e.Busy, strings.Join(wakes, " "), e.Err)
+}
+
+func (e *StuckError) Unwrap() error { return e.Err }
