@@ -35,7 +35,7 @@ func TestRegisterConflictWritesNothing(t *testing.T) {
 	start := time.Date(2024, 11, 1, 12, 0, 0, 0, time.UTC)
 	a, clock, ledger := newSim(t, start, dstsafe.WithOwner("billing-a"))
 	require.NoError(t, a.Add("billing", byDate(t, billingSpec), nop))
-	fires, err := dstsafe.Simulate(context.Background(), a, 48*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), a, 48*time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 2)
 	before, err := ledger.List(context.Background(), "billing", "", "")
@@ -54,7 +54,7 @@ func TestRegisterConflictWritesNothing(t *testing.T) {
 		ran = true
 		return nil
 	}))
-	fires, err = dstsafe.Simulate(context.Background(), b, 48*time.Hour)
+	fires, err = dstsafe.Simulate(simCtx(t), b, 48*time.Hour)
 	require.ErrorIs(t, err, dstsafe.ErrJobConflict)
 	var je *dstsafe.JobError
 	require.ErrorAs(t, err, &je)
@@ -80,7 +80,7 @@ func TestRegisterConflictWritesNothing(t *testing.T) {
 	a2 := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()),
 		dstsafe.WithOwner("billing-a2"))
 	require.NoError(t, a2.Add("billing", byDate(t, billingSpec), nop))
-	fires, err = dstsafe.Simulate(context.Background(), a2, 24*time.Hour)
+	fires, err = dstsafe.Simulate(simCtx(t), a2, 24*time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 2)
 	require.Equal(t, "2024-11-05", fires[0].Period)
@@ -99,7 +99,7 @@ func TestRegisterConflictStopsEveryJob(t *testing.T) {
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
 	require.NoError(t, s.Add("heartbeat", mustCron(t, "* * * * *"), nop))
 	require.NoError(t, s.Add("billing", mustCron(t, "0 2 * * *"), nop))
-	fires, err := dstsafe.Simulate(context.Background(), s, time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, time.Hour)
 	require.ErrorIs(t, err, dstsafe.ErrJobConflict)
 	require.Empty(t, fires)
 	jobs, err := ledger.Jobs(context.Background())
@@ -117,7 +117,7 @@ func registeredFingerprint(t *testing.T, clock clockwork.Clock, spec string) str
 	scratch := dstsafe.NewMemoryLedger(clock)
 	s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(scratch), dstsafe.WithLogger(quiet()))
 	require.NoError(t, s.Add("x", mustCron(t, spec), nop))
-	_, err := dstsafe.Simulate(context.Background(), s, time.Nanosecond)
+	_, err := dstsafe.Simulate(simCtx(t), s, time.Nanosecond)
 	require.NoError(t, err)
 	info, err := scratch.LookupJob(context.Background(), "x")
 	require.NoError(t, err)
@@ -138,7 +138,7 @@ func TestRegisterAddWhileRunning(t *testing.T) {
 		addSame = s.Add("reports", mustCron(t, "0 3 * * *"), nop)
 		return nil
 	}))
-	fires, err := dstsafe.Simulate(context.Background(), s, 30*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 30*time.Hour)
 	require.NoError(t, err)
 	require.ErrorIs(t, addErr, dstsafe.ErrJobConflict)
 	var je *dstsafe.JobError
@@ -165,7 +165,7 @@ func TestRegisterUpdateTakesOver(t *testing.T) {
 		updErr = s.Update("billing", mustCron(t, "0 1 * * *"))
 		return nil
 	}))
-	_, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+	_, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour)
 	require.NoError(t, err)
 	require.NoError(t, updErr)
 	info, err := ledger.LookupJob(context.Background(), "billing")
@@ -175,12 +175,12 @@ func TestRegisterUpdateTakesOver(t *testing.T) {
 
 	old := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithOwner("v0"))
 	require.NoError(t, old.Add("billing", mustCron(t, "30 1 * * *"), nop))
-	_, err = dstsafe.Simulate(context.Background(), old, 24*time.Hour)
+	_, err = dstsafe.Simulate(simCtx(t), old, 24*time.Hour)
 	require.ErrorIs(t, err, dstsafe.ErrJobConflict)
 
 	back := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()), dstsafe.WithOwner("v0b"))
 	require.NoError(t, back.Add("billing", mustCron(t, "30 1 * * *"), nop, dstsafe.WithTakeOver()))
-	_, err = dstsafe.Simulate(context.Background(), back, 24*time.Hour)
+	_, err = dstsafe.Simulate(simCtx(t), back, 24*time.Hour)
 	require.NoError(t, err)
 	info, err = ledger.LookupJob(context.Background(), "billing")
 	require.NoError(t, err)
@@ -196,7 +196,7 @@ func TestRegisterUpdateBeforeRun(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.Add("billing", mustCron(t, "0 2 * * *"), nop))
 	require.NoError(t, s.Update("billing", mustCron(t, "0 3 * * *")))
-	_, err = dstsafe.Simulate(context.Background(), s, 24*time.Hour)
+	_, err = dstsafe.Simulate(simCtx(t), s, 24*time.Hour)
 	require.NoError(t, err)
 	info, err := ledger.LookupJob(context.Background(), "billing")
 	require.NoError(t, err)
@@ -216,7 +216,7 @@ func TestRegisterOtherZoneDataIsTheSameJob(t *testing.T) {
 		Schedule: strings.Join(f, ";"), Spec: billingSpec, ZoneData: "tzdata-2022a"})
 	require.NoError(t, err)
 	require.NoError(t, s.Add("billing", mustCron(t, billingSpec), nop))
-	fires, err := dstsafe.Simulate(context.Background(), s, 48*time.Hour)
+	fires, err := dstsafe.Simulate(simCtx(t), s, 48*time.Hour)
 	require.NoError(t, err)
 	require.Len(t, fires, 2)
 	info, err := ledger.LookupJob(context.Background(), "billing")
@@ -257,7 +257,7 @@ func TestRegisterLedgerDown(t *testing.T) {
 		ledger := &registryDown{MemoryLedger: dstsafe.NewMemoryLedger(clock), n: 2}
 		s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()))
 		require.NoError(t, s.Add("billing", mustCron(t, "30 1 * * *"), nop))
-		fires, err := dstsafe.Simulate(context.Background(), s, 24*time.Hour)
+		fires, err := dstsafe.Simulate(simCtx(t), s, 24*time.Hour)
 		require.NoError(t, err)
 		require.Len(t, fires, 1)
 		require.True(t, fires[0].Started.Equal(fires[0].Due))
@@ -270,7 +270,7 @@ func TestRegisterLedgerDown(t *testing.T) {
 		s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(ledger), dstsafe.WithLogger(quiet()),
 			dstsafe.WithStartupTimeout(10*time.Second))
 		require.NoError(t, s.Add("billing", mustCron(t, "* * * * *"), nop))
-		fires, err := dstsafe.Simulate(context.Background(), s, time.Hour)
+		fires, err := dstsafe.Simulate(simCtx(t), s, time.Hour)
 		require.ErrorIs(t, err, dstsafe.ErrLedgerUnreachable)
 		require.True(t, errors.Is(err, errConnRefused))
 		require.Empty(t, fires)
