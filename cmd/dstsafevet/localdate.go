@@ -361,7 +361,7 @@ func (t *tracker) usedAsDate(e ast.Expr, depth int) dateUse {
 		switch {
 		case fn == nil:
 			return useBusiness
-		case isPrinting(fn):
+		case isPrinting(fn), isFormatWrapper(fn, p, child):
 			return useNone
 		case fn.Pkg() != nil && fn.Pkg().Path() == "fmt" && strings.HasPrefix(fn.Name(), "Sprint"):
 			return t.usedAsDate(p, depth+1) // the string it is formatted into
@@ -439,6 +439,39 @@ func (t *tracker) varUsedAsDate(obj types.Object, depth int) dateUse {
 		use = max(use, t.usedAsDate(id, depth+1))
 	}
 	return use
+}
+
+// isFormatWrapper reports whether arg is one of the values a printf-like
+// wrapper formats: fn's last parameter is ...any after a string parameter
+// named format (x.fail(code, format, args...), the shape go vet's printf
+// check follows), it is not fmt's and returns no string, and arg is
+// passed in its variadic part. A date shown in a message is not a key.
+func isFormatWrapper(fn *types.Func, call *ast.CallExpr, arg ast.Node) bool {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || !sig.Variadic() || sig.Params().Len() < 2 || call.Ellipsis.IsValid() ||
+		(fn.Pkg() != nil && fn.Pkg().Path() == "fmt") {
+		return false // fmt's own have their rules above
+	}
+	for i := range sig.Results().Len() {
+		if b, ok := sig.Results().At(i).Type().Underlying().(*types.Basic); ok && b.Kind() == types.String {
+			return false // formats into a string, which may be a key: followed like Sprintf
+		}
+	}
+	params := sig.Params()
+	last := params.At(params.Len() - 1).Type().(*types.Slice)
+	if iface, ok := last.Elem().Underlying().(*types.Interface); !ok || !iface.Empty() {
+		return false
+	}
+	format := params.At(params.Len() - 2)
+	if b, ok := format.Type().Underlying().(*types.Basic); !ok || b.Kind() != types.String || format.Name() != "format" {
+		return false
+	}
+	for i, a := range call.Args {
+		if a == arg {
+			return i >= params.Len()-1
+		}
+	}
+	return false
 }
 
 // isPrinting reports functions and methods that only print or log their

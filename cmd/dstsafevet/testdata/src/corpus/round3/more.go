@@ -194,3 +194,29 @@ func WaitForLunch(ctx context.Context) {
 		payouts()
 	}
 }
+
+//corpus:case date-in-a-message
+// The local date shown in an error built by a printf-style wrapper: a
+// message, not a key.
+
+type reporter struct{ code int }
+
+func (r *reporter) fail(code int, format string, args ...any) error {
+	r.code = code
+	return fmt.Errorf(format, args...)
+}
+
+func NothingDue(r *reporter, loc *time.Location) error {
+	return r.fail(2, "nothing due on %s", time.Now().In(loc).Format("2006-01-02"))
+}
+
+//corpus:case date-in-a-variadic-key
+// The same date passed to a key builder that joins its parts: a key.
+
+func joinKey(prefix string, parts ...any) string {
+	return fmt.Sprint(append([]any{prefix}, parts...)...)
+}
+
+func ExportKey(loc *time.Location) string {
+	return joinKey("export", time.Now().In(loc).Format("2006-01-02")) // want `localdate: a business date`
+}
