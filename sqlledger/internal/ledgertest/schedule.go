@@ -49,7 +49,9 @@ func testEditBetweenDeploys(t *testing.T, b Backend) {
 					t.Fatal(err)
 				}
 				s := dstsafe.NewScheduler(dstsafe.WithClock(clock), dstsafe.WithLedger(l), dstsafe.WithLogger(slog.New(slog.DiscardHandler)))
-				if err := s.Add("report", c, func(context.Context, dstsafe.Run) error { return nil }, dstsafe.WithCatchUp(policy)); err != nil {
+				// Each deploy changes the schedule on purpose: it takes
+				// the name over in the ledger's job registry.
+				if err := s.Add("report", c, func(context.Context, dstsafe.Run) error { return nil }, dstsafe.WithCatchUp(policy), dstsafe.WithTakeOver()); err != nil {
 					t.Fatal(err)
 				}
 				fires, err := dstsafe.Simulate(ctx, s, d)
