@@ -120,41 +120,11 @@ func celeryCron(args string) (spec, err string) {
 	return fmt.Sprintf("%s %s %s %s %s", fields["minute"], fields["hour"], fields["day_of_month"], fields["month_of_year"], fields["day_of_week"]), ""
 }
 
-// splitArgs splits a call's argument list at the commas outside quotes
-// and brackets.
-func splitArgs(s string) []string {
-	var out []string
-	depth, quote, start := 0, byte(0), 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	if rest := s[start:]; strings.TrimSpace(rest) != "" {
-		out = append(out, rest) // a trailing comma leaves nothing
-	}
-	return out
-}
-
-// callText returns the text of a call's arguments, from just after its
-// "(" (the start of s) to its ")", skipping quoted strings and nested
-// brackets; all of s when the ")" is missing.
-func callText(s string) string {
+// scanArgs calls f with the index, byte and bracket depth of every byte
+// of a call's argument text s outside quoted strings and other than an
+// opening bracket, until f returns false; a closing bracket is given at
+// the depth it closes (0 for the call's own ")").
+func scanArgs(s string, f func(i int, c byte, depth int) bool) {
 	depth, quote := 0, byte(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -169,12 +139,46 @@ func callText(s string) string {
 			quote = c
 		case c == '(' || c == '[' || c == '{':
 			depth++
-		case c == ')' || c == ']' || c == '}':
-			if depth == 0 {
-				return s[:i]
+		default:
+			if !f(i, c, depth) {
+				return
 			}
-			depth--
+			if c == ')' || c == ']' || c == '}' {
+				depth--
+			}
 		}
 	}
-	return s
+}
+
+// splitArgs splits a call's argument list at the commas outside quotes
+// and brackets.
+func splitArgs(s string) []string {
+	var out []string
+	start := 0
+	scanArgs(s, func(i int, c byte, depth int) bool {
+		if c == ',' && depth == 0 {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+		return true
+	})
+	if rest := s[start:]; strings.TrimSpace(rest) != "" {
+		out = append(out, rest) // a trailing comma leaves nothing
+	}
+	return out
+}
+
+// callText returns the text of a call's arguments, from just after its
+// "(" (the start of s) to its ")", skipping quoted strings and nested
+// brackets; all of s when the ")" is missing.
+func callText(s string) string {
+	end := len(s)
+	scanArgs(s, func(i int, c byte, depth int) bool {
+		if (c == ')' || c == ']' || c == '}') && depth == 0 {
+			end = i
+			return false
+		}
+		return true
+	})
+	return s[:end]
 }
