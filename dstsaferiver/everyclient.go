@@ -52,8 +52,9 @@ type InsertOptions struct {
 //
 // The occurrences are the schedule's, folds and gaps included, from the
 // first one after InsertDue starts; it inserts nothing late (that is the
-// catch-up's). It returns ctx.Err() when ctx ends; a failed insert is
-// reported to OnError and does not stop it. It panics on a nil client,
+// catch-up's). It returns ctx.Err() when ctx ends, an insert that ctx's
+// end interrupted included (that is not reported to OnError); any other
+// failed insert is reported to OnError and does not stop it. It panics on a nil client,
 // schedule or constructor.
 func InsertDue[TTx any, T river.JobArgs](ctx context.Context, client *river.Client[TTx], schedule dstsafe.OccurrenceSchedule,
 	constructor func(dstsafe.Occurrence) (T, *river.InsertOpts), opts *InsertOptions) error {
@@ -113,6 +114,12 @@ func InsertDue[TTx any, T river.JobArgs](ctx context.Context, client *river.Clie
 			// leader's scheduler, which a killed leader no longer runs:
 			// make it available to every client now.
 			_, err = client.JobRetry(ctx, res.Job.ID)
+		}
+		if err != nil && ctx.Err() != nil {
+			// Stopped mid-insert: not a failed insert but the end of
+			// InsertDue. Whether the insert committed or not, the period
+			// is in the leader's reconcile window (NewPeriodicJob).
+			return ctx.Err()
 		}
 		if err != nil && o.OnError != nil {
 			o.OnError(occ, fmt.Errorf("dstsaferiver: insert job %s period %s: %w", o.Name, occ.Period, err))
