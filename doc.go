@@ -99,6 +99,20 @@
 // in force (see [CatchUpPolicy]). The cost of a fire is O(log N) in the
 // number of jobs, and ledger I/O never runs on the loop goroutine.
 //
+// # One job, one identity
+//
+// A job's name is its identity in the ledger, wherever it runs: an
+// in-process Scheduler, a replica, `dstsafe exec` in a Kubernetes CronJob.
+// On a [JobRegistry] ledger (every ledger of this module) the Scheduler
+// registers each job on Run, Add and Update: its schedule's fingerprint,
+// spec, period key kind, zone and zone data. Another schedule under a
+// registered name is an error naming both (a [*JobConflictError], wrapping
+// [ErrJobConflict]), never a silent change that would key a day twice:
+// a restart with an edited schedule fails until the name is taken over
+// explicitly, by [Scheduler.Update] or [WithTakeOver]. `dstsafe exec` and
+// `dstsafe ledger audit` read the registered schedule and key, so a job
+// moves between them and keeps its periods.
+//
 // # A period's states
 //
 // Every due period ends in one recorded outcome: succeeded, skipped on
