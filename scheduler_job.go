@@ -48,6 +48,12 @@ type job struct {
 	// alerted are the alerts this Scheduler has settled per period
 	// (reported here or found recorded by another replica).
 	alerted map[string]alertBits
+	// reconFull is when the last full reconcile pass of the job ran
+	// (zero: none since it was primed), reconTo the cursor that pass or a
+	// later incremental one started from, reconSpec the spec they ran
+	// under (stage_reconcile.go).
+	reconFull, reconTo time.Time
+	reconSpec          *jobSpec
 }
 
 // jobSpec is what Add or Update was given, checked; immutable. A run keeps

@@ -12,15 +12,18 @@ import (
 	"github.com/dstsafe/dstsafe"
 )
 
-// listCounter counts a ledger's List calls: the reconciler's cost.
+// listCounter counts a ledger's List calls and the records they return:
+// the reconciler's cost.
 type listCounter struct {
 	dstsafe.Ledger
-	lists atomic.Int64
+	lists, rows atomic.Int64
 }
 
 func (l *listCounter) List(ctx context.Context, job, from, to string) ([]dstsafe.Record, error) {
 	l.lists.Add(1)
-	return l.Ledger.List(ctx, job, from, to)
+	recs, err := l.Ledger.List(ctx, job, from, to)
+	l.rows.Add(int64(len(recs)))
+	return recs, err
 }
 
 // BenchmarkReconcileWake measures what the reconciler costs per wake of

@@ -12,7 +12,12 @@ import (
 // on every pass of the job (when it comes due, and at every wake while it
 // has periods that are not final) it compares the job's periods due
 // within d before now with the ledger's records of them (one Ledger.List)
-// and drives each to one outcome by CheckPeriods: a period due with no
+// and drives each to one outcome by CheckPeriods. The whole window is
+// compared at the first pass, whenever the previous pass left a period
+// open or ran one behind the cursor, and when the last full pass is a
+// wake interval (WithWakeInterval) old or more; a pass in between compares
+// only the periods since the previous pass (a secondly job does not read
+// 3,600 records at every fire). What the reconciler does: a period due with no
 // record is run (catch-up policy); an abandoned one is taken over when the
 // job's RetryPolicy allows it, a failed one retried after the backoff, a
 // released one (`dstsafe ledger retry`) run; one that will not run is
@@ -30,8 +35,8 @@ import (
 // misfire threshold when that is longer: a takeover needs the lease and a
 // wake interval (2 minutes with the defaults), an alert the deadline (5
 // minutes), and an hour also covers a ledger outage of up to an hour and
-// an operator who releases a failed period within it, while one pass of a
-// minutely job reads at most about 60 records. Zero means the default; a
+// an operator who releases a failed period within it, while a full pass of
+// a minutely job reads at most about 60 records. Zero means the default; a
 // negative d makes Add fail with an error wrapping ErrInvalidArgument.
 func WithRecoveryWindow(d time.Duration) JobOption {
 	return func(c *jobConfig) {
@@ -91,8 +96,37 @@ type alert struct {
 func (s *Scheduler) reconcile(rs *runState, j *job, spec *jobSpec, now, handled time.Time, due []task) (r reconciled, ok bool) {
 	window := spec.cfg.recoveryWindow()
 	from := now.Add(-window - spec.cfg.jitter)
+	// A full pass looks at the whole window; an incremental one only at
+	// the periods after the cursor the previous pass started from (that
+	// pass's due, now run or running), when the previous pass left
+	// nothing open, under the same spec, less than a wake interval after
+	// the last full pass. A secondly job with an hour's window reads its
+	// 3,600 records once per wake interval, not at every fire.
+	s.mu.Lock()
+	incremental := !j.open && j.reconSpec == spec && !j.reconFull.IsZero() &&
+		now.Sub(j.reconFull) < s.sweepInterval() && !j.reconTo.After(handled)
+	if incremental && j.reconTo.After(from) {
+		from = j.reconTo
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !ok || r.open || len(r.missing)+len(r.takeovers) > 0 {
+			// The next pass is a full one: the job is open, Run stops,
+			// or this pass found periods to run behind the cursor.
+			j.reconFull = time.Time{}
+			return
+		}
+		j.reconTo, j.reconSpec = handled, spec
+		if !incremental {
+			j.reconFull = now
+		}
+	}()
 	if !handled.After(from) {
-		s.pruneAlerts(j, nil)
+		if !incremental {
+			s.pruneAlerts(j, nil)
+		}
 		return r, true // nothing behind the cursor within the window
 	}
 	// due is oldest first and usually one period: a scan, not a map (a
@@ -117,7 +151,9 @@ func (s *Scheduler) reconcile(rs *runState, j *job, spec *jobSpec, now, handled 
 		expected = append(expected, t)
 	}
 	if len(expected) == 0 {
-		s.pruneAlerts(j, nil)
+		if !incremental {
+			s.pruneAlerts(j, nil)
+		}
 		return r, true // nothing due in the window: no ledger call
 	}
 	fromKey := expected[0].o.Period
@@ -228,7 +264,9 @@ func (s *Scheduler) reconcile(rs *runState, j *job, spec *jobSpec, now, handled 
 			}
 		}
 	}
-	s.pruneAlerts(j, seen)
+	if !incremental {
+		s.pruneAlerts(j, seen)
+	}
 	return r, true
 }
 
