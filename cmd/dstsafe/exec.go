@@ -259,6 +259,8 @@ type execRun struct {
 	path    string // COMMAND, looked up
 	argTmpl []*template.Template
 	owner   string
+	limits  dstsafe.JobLimits // the registered ones (identify, exec_limits.go)
+	slot    *dstsafe.Record   // the run slot held under limits.MaxRuns
 }
 
 func prepareExec(c *cmdContext, f *execFlags, command []string) (*execRun, error) {
@@ -456,6 +458,9 @@ func (x *execRun) run() error {
 	case err != nil:
 		return x.fail(exitLedger, "claiming job %s period %s: %v; nothing run", f.job, x.occ.Period, err)
 	}
+	if done, err := x.takeSlot(l, rec); done {
+		return err
+	}
 
 	fields := fieldsOf(f.job, x.occ, rec)
 	argv := make([]string, len(x.argTmpl))
@@ -483,12 +488,13 @@ func (x *execRun) run() error {
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	hbCtx, stopHB := context.WithCancel(context.Background())
-	lost := make(chan error, 1)
+	lost := make(chan error, 2)
 	go func() {
 		lost <- keepLease(hbCtx, x.clock, l, rec, f.lease, func(err error) {
 			x.say("heartbeat of job %s period %s failed, retrying at the next beat: %v", f.job, x.occ.Period, err)
 		})
 	}()
+	x.keepSlot(hbCtx, l, lost)
 
 	var (
 		forwarded os.Signal
@@ -518,6 +524,7 @@ wait:
 	}
 	stopHB()
 	if lostErr != nil {
+		x.releaseSlot(l, "claim lost: "+lostErr.Error())
 		return &exitError{exitLeaseLost}
 	}
 
@@ -529,6 +536,7 @@ wait:
 	if code != 0 {
 		state = dstsafe.StateFailed
 	}
+	state, how, code = x.countRun(l, state, how, code)
 	ctx, cancel = context.WithTimeout(context.Background(), ledgerTimeout)
 	_, err = l.Finish(ctx, f.job, x.occ.Period, rec.Token, state, how)
 	cancel()
@@ -547,6 +555,7 @@ wait:
 // finishNotRun records a claimed period whose command never started as
 // failed, and ends with code.
 func (x *execRun) finishNotRun(l dstsafe.ControlLedger, rec dstsafe.Record, code int, reason string) error {
+	x.releaseSlot(l, reason)
 	ctx, cancel := context.WithTimeout(context.Background(), ledgerTimeout)
 	defer cancel()
 	if _, err := l.Finish(ctx, rec.Job, rec.Period, rec.Token, dstsafe.StateFailed, reason); err != nil {
