@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -151,6 +152,23 @@ func TestExecHonoursBounds(t *testing.T) {
 		if got := lines(t, out); !equal(got, want) {
 			t.Errorf("runs %q, want %q", got, want)
 		}
+		// `ledger list` and `ledger jobs` show the registered limits.
+		shown := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
+		stdout, stderr, code := runCLIAt(shown, append([]string{"ledger", "list", "billing"}, l.flags...)...)
+		if code != 0 || !strings.Contains(stdout, "limits: from 2026-12-04T07:30:00Z to 2026-12-06T07:29:59.999999999Z") {
+			t.Errorf("ledger list: exit %d\n%s%s", code, stdout, stderr)
+		}
+		stdout, stderr, code = runCLIAt(shown, append([]string{"ledger", "jobs", "--json"}, l.flags...)...)
+		var listed struct {
+			Jobs []struct {
+				Job          string
+				Registration struct{ Limits map[string]any }
+			}
+		}
+		if err := json.Unmarshal([]byte(stdout), &listed); code != 0 || err != nil || len(listed.Jobs) != 2 ||
+			fmt.Sprint(listed.Jobs[1].Registration.Limits) != "map[end:2026-12-05T07:30:00Z]" {
+			t.Errorf("ledger jobs --json: exit %d, %v, %+v\n%s%s", code, err, listed, stdout, stderr)
+		}
 		for job, periods := range map[string][]string{"billing": {"2026-12-04T01:30:00", "2026-12-05T01:30:00"}, "report": {"2026-12-05T01:30:00"}} {
 			recs := records(t, l.ledger, job)
 			if len(recs) != len(periods) {
@@ -292,6 +310,10 @@ func TestExecMaxRunsSharedWithScheduler(t *testing.T) {
 		}
 		if fires, err := dstsafe.Simulate(context.Background(), scheduler(), 48*time.Hour); err != nil || len(fires) != 0 {
 			t.Fatalf("a Scheduler restarted after exec used the last run ran %+v, %v", fires, err)
+		}
+		stdout, stderr, code := runCLIAt(clock.Now(), append([]string{"ledger", "jobs"}, l.flags...)...)
+		if code != 0 || !strings.Contains(stdout, "date  max runs 2") || strings.Contains(stdout, "/max-runs") {
+			t.Errorf("ledger jobs: exit %d\n%s%s", code, stdout, stderr)
 		}
 	})
 }
