@@ -13,10 +13,11 @@ import (
 // A JobRegistry is a Ledger that also knows each job's identity: the
 // schedule it runs on (fingerprint and spec as written), its period key
 // kind, its zone and zone data, its limits (WithMaxRuns, WithBounds),
-// when it was first and last seen, and the owners that registered it. One job is one identity wherever it runs: the
-// Scheduler registers every job on Run, Add and Update, `dstsafe exec`
-// registers and reads it, and `dstsafe ledger` and `dstsafe ui` read it,
-// so none of them needs the schedule retyped.
+// when it was first and last seen, and the owners that registered it.
+// One job is one identity wherever it runs: the Scheduler registers
+// every job on Run, Add and Update, `dstsafe exec` registers and reads
+// it (and honours its limits), and `dstsafe ledger` and `dstsafe ui` read
+// it, so none of them needs the schedule retyped.
 //
 // Another schedule under a registered name is refused: RegisterJob returns
 // a *JobConflictError (errors.Is ErrJobConflict) naming both schedules

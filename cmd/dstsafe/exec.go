@@ -61,6 +61,16 @@ A job paused in the ledger (dstsafe ledger pause) does not run: exec
 records the period as skipped ("paused"), as a Scheduler replica does,
 says so, and exits --exit-skipped (default 0).
 
+The job's registered limits (a Scheduler's WithBounds and WithMaxRuns)
+hold for exec too, for every period a trigger stands for (by now,
+--scheduled-time or Job name). A period due before the start bound or
+after the end bound (both included) is not run and not recorded: exec
+says so, naming the period, its instant and the bound, and exits
+--exit-skipped. Under max runs a run holds one of the job's run slots,
+shared with the Scheduler (job JOB/max-runs); with every slot succeeded
+or held the period is recorded skipped ("max runs: the job has used its
+runs") and exec exits --exit-skipped. A failed run frees its slot.
+
 SPEC is read as by 'dstsafe next': five fields (six with --seconds), a
 CRON_TZ=Zone prefix (else UTC). A fixed-time job (30 1 * * *) fires once
 at a fall-back night, at the first 01:30, and once at a spring-forward
@@ -127,8 +137,10 @@ Flags:
                         stopped heartbeating (crashed, killed)
   --exit-claimed N      exit status when the period was already claimed
                         (default 0)
-  --exit-skipped N      exit status when the job is paused and the period
-                        was recorded skipped (default 0)
+  --exit-skipped N      exit status when the period is not run on purpose:
+                        the job is paused or has used its max runs (the
+                        period recorded skipped), or the period is outside
+                        the job's bounds (not recorded) (default 0)
   --now T               pretend now is T (RFC 3339), time passing from
                         there (default $DSTSAFE_NOW): for tests and
                         replays of a past night only
@@ -136,8 +148,8 @@ Flags:
 
 Exit status: COMMAND's own when it ran (128+N when signal N killed it);
 0 also when nothing was due near a transition, the period was already
-claimed (or --exit-claimed N), or the job is paused (or --exit-skipped
-N); 2 bad arguments (a bad SPEC, URL or template), a schedule that is
+claimed (or --exit-claimed N), or the job is paused, has used its max
+runs or the period is outside its bounds (or --exit-skipped N); 2 bad arguments (a bad SPEC, URL or template), a schedule that is
 not the registered one, a job not registered and no --schedule, a
 scheduled time or Job name that is not an occurrence, nothing due away
 from a transition; 124 the claim was lost while COMMAND ran (taken over
