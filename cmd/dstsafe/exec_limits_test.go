@@ -365,3 +365,77 @@ func TestExecMigratesV3Registry(t *testing.T) {
 		})
 	}
 }
+
+// A run holds its slot for as long as it runs, past its lease: exec
+// heartbeats the slot with the period. A job with one run left: a run
+// with a 300 ms lease is still going when its slot's lease has been
+// renewed past twice that; a trigger of the next period then finds the
+// slot held (not abandoned), records its period skipped and runs
+// nothing; the first run ends succeeded and counts. Real clocks (no
+// --now): the store judges both processes' leases by one clock.
+func TestExecMaxRunsSlotHeldWhileRunning(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, l execLedger) {
+		registerWith(t, l, "billing", mustCron(t, chicago130), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), dstsafe.WithMaxRuns(1))
+		dir := t.TempDir()
+		ready, goOn := filepath.Join(dir, "ready"), filepath.Join(dir, "go")
+		const lease = 300 * time.Millisecond
+		args := append([]string{"exec"}, l.flags...)
+		args = append(args, "--job", "billing", "--lease", lease.String(), "--scheduled-time", "2026-12-10T07:30:00Z",
+			"--", "sh", "-c", `touch "$0"; while [ ! -e "$1" ]; do sleep 0.02; done`, ready, goOn)
+		first := exec.Command(dstsafeBinary(t), args...)
+		done, ended := make(chan result, 1), make(chan struct{})
+		go func() {
+			defer close(ended)
+			done <- runTrigger(t, first)
+		}()
+		t.Cleanup(func() {
+			// Let the command end before its directory goes, even when the
+			// test failed before it told it to.
+			_ = os.WriteFile(goOn, nil, 0o600)
+			select {
+			case <-ended:
+			case <-time.After(10 * time.Second): // a safety net, never a synchronisation
+				_ = first.Process.Kill()
+			}
+		})
+		slot := func() (dstsafe.Record, bool) {
+			r, err := l.ledger.Get(context.Background(), "billing/max-runs", "0000000001")
+			return r, err == nil
+		}
+		deadline := time.After(20 * time.Second) // a safety net, never a synchronisation
+		for {
+			if _, err := os.Stat(ready); err == nil {
+				if r, ok := slot(); ok && r.LeaseUntil.After(r.StartedAt.Add(2*lease)) {
+					break // renewed: the first lease is over and the slot still held
+				}
+			}
+			select {
+			case r := <-done:
+				t.Fatalf("the first run ended early: exit %d\n%s", r.code, r.stderr)
+			case <-deadline:
+				r, _ := slot()
+				t.Fatalf("the slot's lease was never renewed past %v: %+v", 2*lease, r)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		args = append([]string{"exec"}, l.flags...)
+		args = append(args, "--job", "billing", "--scheduled-time", "2026-12-11T07:30:00Z", "--", "true")
+		second := runTrigger(t, exec.Command(dstsafeBinary(t), args...))
+		if second.code != 0 || !strings.Contains(second.stderr, "0 used, 1 held by runs in progress") {
+			t.Errorf("a trigger while the run holds the slot: exit %d\n%s", second.code, second.stderr)
+		}
+		if err := os.WriteFile(goOn, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if r := <-done; r.code != 0 {
+			t.Fatalf("the first run: exit %d\n%s", r.code, r.stderr)
+		}
+		recs := records(t, l.ledger, "billing")
+		if recs["2026-12-10T01:30:00"].State != dstsafe.StateSucceeded || recs["2026-12-11T01:30:00"].State != dstsafe.StateSkipped {
+			t.Errorf("records %+v; want 12-10 succeeded, 12-11 skipped", recs)
+		}
+		if r, _ := slot(); r.State != dstsafe.StateSucceeded || r.Attempt != 1 {
+			t.Errorf("slot %+v; want succeeded at its first attempt", r)
+		}
+	})
+}
