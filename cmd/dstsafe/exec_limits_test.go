@@ -169,6 +169,13 @@ func TestExecHonoursBounds(t *testing.T) {
 			fmt.Sprint(listed.Jobs[1].Registration.Limits) != "map[end:2026-12-05T07:30:00Z]" {
 			t.Errorf("ledger jobs --json: exit %d, %v, %+v\n%s%s", code, err, listed, stdout, stderr)
 		}
+		// `ledger audit` expects no period outside the bounds: 12-01 to
+		// 12-03 and 12-06 are not missing (12-07's is not due yet).
+		stdout, stderr, code = runCLIAt(shown, append([]string{"ledger", "audit", "--job", "billing", "--from", "2026-12-01", "--to", "2026-12-08"}, l.flags...)...)
+		if code != 0 || !strings.Contains(stdout, "4 period(s) outside the job's registered bounds, not expected") ||
+			!strings.Contains(stdout, "complete: every period due has a succeeded record") {
+			t.Errorf("ledger audit: exit %d\n%s%s", code, stdout, stderr)
+		}
 		for job, periods := range map[string][]string{"billing": {"2026-12-04T01:30:00", "2026-12-05T01:30:00"}, "report": {"2026-12-05T01:30:00"}} {
 			recs := records(t, l.ledger, job)
 			if len(recs) != len(periods) {
@@ -314,6 +321,15 @@ func TestExecMaxRunsSharedWithScheduler(t *testing.T) {
 		stdout, stderr, code := runCLIAt(clock.Now(), append([]string{"ledger", "jobs"}, l.flags...)...)
 		if code != 0 || !strings.Contains(stdout, "date  max runs 2") || strings.Contains(stdout, "/max-runs") {
 			t.Errorf("ledger jobs: exit %d\n%s%s", code, stdout, stderr)
+		}
+		// `ledger audit` does not expect the periods after the job used its
+		// runs, which nobody records (12-07, 12-08); the two skipped are
+		// decisions, not findings.
+		at := time.Date(2026, 12, 9, 0, 0, 0, 0, time.UTC)
+		stdout, stderr, code = runCLIAt(at, append([]string{"ledger", "audit", "--job", job, "--from", "2026-12-03", "--to", "2026-12-10"}, l.flags...)...)
+		if code != 0 || !strings.Contains(stdout, "2 period(s) after the job used its 2 runs (registered max runs), not expected") ||
+			!strings.Contains(stdout, "nothing missing or failed: 2 without a succeeded record: 2 skipped") {
+			t.Errorf("ledger audit: exit %d\n%s%s", code, stdout, stderr)
 		}
 	})
 }
