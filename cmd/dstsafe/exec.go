@@ -149,10 +149,11 @@ Flags:
 Exit status: COMMAND's own when it ran (128+N when signal N killed it);
 0 also when nothing was due near a transition, the period was already
 claimed (or --exit-claimed N), or the job is paused, has used its max
-runs or the period is outside its bounds (or --exit-skipped N); 2 bad arguments (a bad SPEC, URL or template), a schedule that is
-not the registered one, a job not registered and no --schedule, a
-scheduled time or Job name that is not an occurrence, nothing due away
-from a transition; 124 the claim was lost while COMMAND ran (taken over
+runs or the period is outside its bounds (or --exit-skipped N); 2 bad
+arguments (a bad SPEC, URL or template), a schedule that is not the
+registered one, a job not registered and no --schedule, a scheduled
+time or Job name that is not an occurrence, nothing due away from a
+transition; 124 the claim was lost while COMMAND ran (taken over
 after the lease ran out): COMMAND was sent SIGTERM; 125 the ledger could
 not be opened or claimed in, or this host's clock is off the ledger's
 (COMMAND not run), or COMMAND's result could not be recorded; 126
