@@ -12,11 +12,12 @@ import (
 
 // A JobRegistry is a Ledger that also knows each job's identity: the
 // schedule it runs on (fingerprint and spec as written), its period key
-// kind, its zone and zone data, when it was first and last seen, and the
-// owners that registered it. One job is one identity wherever it runs: the
-// Scheduler registers every job on Run, Add and Update, `dstsafe exec`
-// registers and reads it, and `dstsafe ledger` and `dstsafe ui` read it,
-// so none of them needs the schedule retyped.
+// kind, its zone and zone data, its limits (WithMaxRuns, WithBounds),
+// when it was first and last seen, and the owners that registered it.
+// One job is one identity wherever it runs: the Scheduler registers
+// every job on Run, Add and Update, `dstsafe exec` registers and reads
+// it (and honours its limits), and `dstsafe ledger` and `dstsafe ui` read
+// it, so none of them needs the schedule retyped.
 //
 // Another schedule under a registered name is refused: RegisterJob returns
 // a *JobConflictError (errors.Is ErrJobConflict) naming both schedules
@@ -37,8 +38,9 @@ type JobRegistry interface {
 	// under another schedule is a *JobConflictError unless reg.TakeOver,
 	// which replaces the schedule and sets Changed. An empty reg.Schedule
 	// (a plain Schedule, which has no fingerprint) never conflicts and
-	// never replaces a known one. It returns what is stored.
-	// Every backend decides by JobRegistration.Merge.
+	// never replaces a known one. reg.Limits, when set, replace the
+	// job's limits (never on a conflict); nil keeps them. It returns what
+	// is stored. Every backend decides by JobRegistration.Merge.
 	RegisterJob(ctx context.Context, reg JobRegistration) (JobInfo, error)
 	// LookupJob returns job's registration, or an error wrapping
 	// ErrNotFound when the job was never registered.
@@ -66,6 +68,68 @@ type JobRegistration struct {
 	Zone, ZoneData string
 	// TakeOver replaces a registered schedule instead of refusing it.
 	TakeOver bool
+	// Limits are the job's limits (WithMaxRuns, WithBounds), which every
+	// runner of the job honours. Nil: the registrant does not say (`dstsafe
+	// exec`, a release from before limits were registered), and the
+	// stored limits stay. Non-nil: they replace the stored ones, the zero
+	// JobLimits clearing them. The Scheduler always says.
+	Limits *JobLimits
+}
+
+// JobLimits are the limits a job runs under, stored in the job registry so
+// that every runner of the job honours the same ones: each Scheduler
+// replica by its own options, `dstsafe exec` by the registry. The zero
+// value is no limit.
+type JobLimits struct {
+	// MaxRuns is how many periods the job may succeed in, in all, as
+	// WithMaxRuns counts them: in the ledger's run slots, job key
+	// "<job>/max-runs", periods "0000000001" to MaxRuns, shared by every
+	// runner. Zero is no limit; negative is refused.
+	MaxRuns int
+	// Start and End bound the periods the job runs, as WithBounds does: a
+	// period runs only when its instant (Occurrence.At, as the schedule's
+	// fold and gap policies give it, never its wall reading) is at or
+	// after Start and at or before End, both included; a period outside
+	// is neither run nor recorded. A zero Start or End leaves that side
+	// open; an End before Start is refused. Stored in UTC, to the
+	// nanosecond.
+	Start, End time.Time
+}
+
+// check validates l: MaxRuns not negative, End not before Start, years
+// from 1 to 9999 (an instant every store can write as RFC 3339).
+func (l JobLimits) check() error {
+	if l.MaxRuns < 0 {
+		return &ArgError{Func: "RegisterJob", Arg: "Limits.MaxRuns",
+			Err: fmt.Errorf("%w: negative count %d", errInvalidRange, l.MaxRuns)}
+	}
+	for _, b := range []struct {
+		name string
+		t    time.Time
+	}{{"Limits.Start", l.Start}, {"Limits.End", l.End}} {
+		if y := b.t.UTC().Year(); !b.t.IsZero() && (y < 1 || y > 9999) {
+			return &ArgError{Func: "RegisterJob", Arg: b.name,
+				Err: fmt.Errorf("%w: year %d outside 1-9999", errInvalidRange, y)}
+		}
+	}
+	if !l.Start.IsZero() && !l.End.IsZero() && l.End.Before(l.Start) {
+		return &ArgError{Func: "RegisterJob", Arg: "Limits.End", Err: fmt.Errorf("%w: end %s before start %s",
+			errInvalidRange, l.End.Format(time.RFC3339Nano), l.Start.Format(time.RFC3339Nano))}
+	}
+	return nil
+}
+
+// stored is l as a JobRegistry keeps it: bounds in UTC, without a
+// monotonic clock reading, zero ones zero.
+func (l JobLimits) stored() JobLimits {
+	for _, t := range []*time.Time{&l.Start, &l.End} {
+		if t.IsZero() {
+			*t = time.Time{}
+		} else {
+			*t = t.UTC()
+		}
+	}
+	return l
 }
 
 // JobInfo is a job's registration in a JobRegistry.
@@ -79,6 +143,9 @@ type JobInfo struct {
 	// Owners are the owners that registered the job, the most recent
 	// first, each once, at most 16.
 	Owners []string
+	// Limits are the job's limits, as the latest registration that said
+	// them stored them (JobRegistration.Limits); zero when none did.
+	Limits JobLimits
 }
 
 // ErrJobConflict: a job was registered under a name another schedule
@@ -112,7 +179,9 @@ func (e *JobConflictError) Unwrap() error { return ErrJobConflict }
 // Check validates reg the way every JobRegistry does before touching
 // storage: ctx, the job and owner keys, and Schedule when set. Spec,
 // PeriodKey, Zone and ZoneData are stored as given, each at most
-// ledgerkit.MaxKeyLen bytes of UTF-8 without NUL when set.
+// ledgerkit.MaxKeyLen bytes of UTF-8 without NUL when set. Limits, when
+// set, are an *ArgError wrapping ErrInvalidArgument for a negative
+// MaxRuns, an End before Start, or a bound outside the years 1 to 9999.
 func (reg JobRegistration) Check(ctx context.Context) error {
 	if err := checkJob(ctx, reg.Job); err != nil {
 		return err
@@ -128,6 +197,9 @@ func (reg JobRegistration) Check(ctx context.Context) error {
 			}
 		}
 	}
+	if reg.Limits != nil {
+		return reg.Limits.check()
+	}
 	return nil
 }
 
@@ -135,13 +207,19 @@ func (reg JobRegistration) Check(ctx context.Context) error {
 // (the store's clock) over existing (nil for a job never registered), or
 // the *JobConflictError it returns instead. Every backend calls it inside
 // its transaction (or with its optimistic lock), so that all of them
-// decide alike.
+// decide alike. reg's Limits, when set, are stored in UTC whenever the
+// registration is: for a new job, the same schedule, a takeover or a
+// plain schedule; never on a conflict.
 func (reg JobRegistration) Merge(existing *JobInfo, now time.Time) (JobInfo, error) {
 	now = ledgerTime(now)
 	if existing == nil {
-		return JobInfo{Job: reg.Job, Schedule: reg.Schedule, Spec: reg.Spec, PeriodKey: reg.PeriodKey,
+		info := JobInfo{Job: reg.Job, Schedule: reg.Schedule, Spec: reg.Spec, PeriodKey: reg.PeriodKey,
 			Zone: reg.Zone, ZoneData: reg.ZoneData, FirstSeen: now, LastSeen: now, Changed: now,
-			Owners: []string{reg.Owner}}, nil
+			Owners: []string{reg.Owner}}
+		if reg.Limits != nil {
+			info.Limits = reg.Limits.stored()
+		}
+		return info, nil
 	}
 	info := *existing
 	info.Owners = slices.Clone(existing.Owners)
@@ -168,6 +246,9 @@ func (reg JobRegistration) Merge(existing *JobInfo, now time.Time) (JobInfo, err
 		info.Changed = now
 	default:
 		return JobInfo{}, &JobConflictError{Registered: *existing, Schedule: reg.Schedule, Spec: reg.Spec}
+	}
+	if reg.Limits != nil {
+		info.Limits = reg.Limits.stored()
 	}
 	info.LastSeen = now
 	info.Owners = slices.DeleteFunc(info.Owners, func(o string) bool { return o == reg.Owner })

@@ -10,7 +10,9 @@ import (
 
 // Registration: a Scheduler whose ledger is a JobRegistry registers each
 // of its jobs there (schedule fingerprint, spec, period key kind, zone,
-// zone data, owner) before the job does anything else: every job when
+// zone data, owner, and its limits: WithMaxRuns and WithBounds, none
+// when not given, so that `dstsafe exec` honours the same ones) before
+// the job does anything else: every job when
 // Run starts, before any of them plans or runs a period; a job added
 // while Run runs in Add; a job updated while Run runs in Update, which
 // takes the name over. A name the registry holds under another schedule
@@ -49,7 +51,8 @@ func WithTakeOver() JobOption {
 func (s *Scheduler) registration(name string, sp *jobSpec, takeOver bool) JobRegistration {
 	fp := sp.fp()
 	reg := JobRegistration{Job: name, Owner: s.owner, Schedule: fp, ZoneData: zoneDataOf(fp),
-		TakeOver: takeOver || sp.cfg.takeOver}
+		TakeOver: takeOver || sp.cfg.takeOver,
+		Limits:   &JobLimits{MaxRuns: sp.cfg.maxRuns, Start: sp.cfg.startOf(), End: sp.cfg.endOf()}}
 	if st, ok := sp.sched.(fmt.Stringer); ok {
 		reg.Spec = st.String()
 	}

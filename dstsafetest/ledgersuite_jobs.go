@@ -39,6 +39,10 @@ func (s suite) registryTests() []subtest {
 		{"JobConcurrent", s.testJobConcurrent},
 		{"JobCanceledContext", s.testJobCanceledContext},
 		{"JobKnown", s.testJobKnown},
+		{"JobLimits", s.testJobLimits},
+		{"JobLimitsKeptOnConflict", s.testJobLimitsKeptOnConflict},
+		{"JobLimitsTakeOver", s.testJobLimitsTakeOver},
+		{"JobBadLimits", s.testJobBadLimits},
 	}
 }
 
@@ -88,8 +92,11 @@ func lookup(t *testing.T, l dstsafe.JobRegistry, job string) dstsafe.JobInfo {
 
 func requireInfoUTC(t *testing.T, info dstsafe.JobInfo) {
 	t.Helper()
-	for name, ts := range map[string]time.Time{"FirstSeen": info.FirstSeen, "LastSeen": info.LastSeen, "Changed": info.Changed} {
-		must.Equal(t, time.UTC, ts.Location(), "%s %v is not in UTC", name, ts)
+	for name, ts := range map[string]time.Time{"FirstSeen": info.FirstSeen, "LastSeen": info.LastSeen, "Changed": info.Changed,
+		"Limits.Start": info.Limits.Start, "Limits.End": info.Limits.End} {
+		if !ts.IsZero() || !strings.HasPrefix(name, "Limits.") {
+			must.Equal(t, time.UTC, ts.Location(), "%s %v is not in UTC", name, ts)
+		}
 	}
 }
 
@@ -106,6 +113,9 @@ func sameInfo(t *testing.T, want, got dstsafe.JobInfo, what string) {
 	sameInstant(t, want.LastSeen, got.LastSeen, what+": LastSeen")
 	sameInstant(t, want.Changed, got.Changed, what+": Changed")
 	check.Equal(t, want.Owners, got.Owners, "%s: Owners", what)
+	check.Equal(t, want.Limits.MaxRuns, got.Limits.MaxRuns, "%s: Limits.MaxRuns", what)
+	sameInstant(t, want.Limits.Start, got.Limits.Start, what+": Limits.Start")
+	sameInstant(t, want.Limits.End, got.Limits.End, what+": Limits.End")
 }
 
 // The first deploy of the billing service registers its job: everything

@@ -3,6 +3,7 @@ package dstsafeui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -39,6 +40,28 @@ type jobIdentity struct {
 	// ledger is a dstsafe.JobRegistry that knows the job.
 	Owners              []string
 	FirstSeen, LastSeen time.Time
+	// Limits are the registration's limits (WithMaxRuns, WithBounds).
+	Limits dstsafe.JobLimits
+}
+
+// LimitsText is the registered limits in words, in the schedule's zone
+// ("max runs 2 · from 2024-11-03 01:00:00 CST (-06:00)"), "" when none.
+func (j jobIdentity) LimitsText() string {
+	var parts []string
+	if n := j.Limits.MaxRuns; n > 0 {
+		parts = append(parts, fmt.Sprintf("max runs %d", n))
+	}
+	loc := j.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	if t := j.Limits.Start; !t.IsZero() {
+		parts = append(parts, "from "+zoned(t, loc))
+	}
+	if t := j.Limits.End; !t.IsZero() {
+		parts = append(parts, "to "+zoned(t, loc))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // Zone is the schedule's zone name, "" when unknown.
@@ -70,6 +93,7 @@ func identify(ctx context.Context, l dstsafe.Ledger, job string, records []dstsa
 			if c, perr := dstsafe.ParseFingerprint(info.Schedule); perr == nil {
 				id.Spec, id.Cron, id.Loc, id.From = info.Spec, c, c.Location(), "registry"
 				id.Owners, id.FirstSeen, id.LastSeen = info.Owners, info.FirstSeen, info.LastSeen
+				id.Limits = info.Limits
 				if id.Spec == "" {
 					id.Spec = c.String()
 				}

@@ -63,7 +63,9 @@
 //     written. So of concurrent registrations of one name under two
 //     schedules exactly one is stored. LookupJob returns [JobNotFound]
 //     for a job never registered. Store FirstSeen, LastSeen and Changed to
-//     the microsecond in UTC and Owners in order.
+//     the microsecond in UTC, Owners in order, and Limits as Merge
+//     returns them (MaxRuns; Start and End to the nanosecond, zero when
+//     open).
 //
 // # What to validate
 //

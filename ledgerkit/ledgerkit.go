@@ -93,8 +93,9 @@ func CheckRelease(ctx context.Context, job, period, by, reason string) (string, 
 }
 
 // CheckRegisterJob is the preamble of dstsafe.JobRegistry.RegisterJob:
-// reg.Check (ctx, the job and owner keys, and each descriptive field
-// that is set).
+// reg.Check (ctx, the job and owner keys, each descriptive field that is
+// set, and the limits when set: a negative MaxRuns or an End before
+// Start is a *dstsafe.ArgError wrapping dstsafe.ErrInvalidArgument).
 func CheckRegisterJob(ctx context.Context, reg dstsafe.JobRegistration) error {
 	return reg.Check(ctx)
 }

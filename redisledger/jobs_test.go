@@ -2,9 +2,12 @@ package redisledger_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jonboulle/clockwork"
 
@@ -70,5 +73,48 @@ func TestJobsOfLedgerWrittenBeforeTheSet(t *testing.T) {
 	noErr(t, err, "Jobs")
 	if !slices.Equal(got, want) {
 		t.Errorf("second Jobs = %v, want %v (no second scan)", got, want)
+	}
+}
+
+// A registration written by a release from before job limits has no
+// limit fields: it reads as no limits, and a registration of this release
+// that says none keeps them so. Limits are stored under their documented
+// fields, in UTC to the nanosecond, and left out when none.
+func TestJobLimitsLayout(t *testing.T) {
+	l, c, prefix, _ := newTestLedger(t)
+	ctx := context.Background()
+	const fp = "cron1;America/Chicago;2025b;first;shift;date;0;0;30 1 * * *"
+	old := `{"schedule":"` + fp + `","spec":"CRON_TZ=America/Chicago 30 1 * * *","period_key":"date",` +
+		`"zone":"America/Chicago","zone_data":"2025b","first_seen":"2024-11-01T12:00:00Z",` +
+		`"last_seen":"2024-11-01T12:00:00Z","changed":"2024-11-01T12:00:00Z","owners":["billing-1"]}`
+	noErr(t, c.Set(ctx, prefix+"{7:billing}:job", old, 0).Err(), "SET")
+	info, err := l.LookupJob(ctx, "billing")
+	noErr(t, err, "LookupJob of an old registration")
+	if info.Limits != (dstsafe.JobLimits{}) || info.Schedule != fp {
+		t.Fatalf("old registration read as %+v, want its schedule and no limits", info)
+	}
+	_, err = l.RegisterJob(ctx, dstsafe.JobRegistration{Job: "billing", Owner: "exec@host", Schedule: fp})
+	noErr(t, err, "RegisterJob without limits")
+	raw, err := c.Get(ctx, prefix+"{7:billing}:job").Result()
+	noErr(t, err, "GET")
+	for _, f := range []string{"max_runs", "bounds_start", "bounds_end"} {
+		if strings.Contains(raw, `"`+f+`"`) {
+			t.Errorf("a registration without limits stores %s: %s", f, raw)
+		}
+	}
+
+	end := time.Date(2024, 12, 31, 23, 59, 59, 999_999_999, time.FixedZone("CST", -6*3600))
+	_, err = l.RegisterJob(ctx, dstsafe.JobRegistration{Job: "billing", Owner: "billing-2", Schedule: fp,
+		Limits: &dstsafe.JobLimits{MaxRuns: 2, End: end}})
+	noErr(t, err, "RegisterJob with limits")
+	raw, err = c.Get(ctx, prefix+"{7:billing}:job").Result()
+	noErr(t, err, "GET")
+	var v map[string]any
+	noErr(t, json.Unmarshal([]byte(raw), &v), "registration is not JSON: %s", raw)
+	if v["max_runs"] != float64(2) || v["bounds_end"] != "2025-01-01T05:59:59.999999999Z" {
+		t.Errorf("stored limits: max_runs %v, bounds_end %v; want 2, 2025-01-01T05:59:59.999999999Z", v["max_runs"], v["bounds_end"])
+	}
+	if _, ok := v["bounds_start"]; ok {
+		t.Errorf("an open start stored as %v", v["bounds_start"])
 	}
 }

@@ -19,7 +19,15 @@ import (
 //	dstsafe:{7:billing}:job
 //	  {"schedule":"cron1;America/Chicago;...","spec":"CRON_TZ=America/Chicago 30 1 * * *",
 //	   "period_key":"wall","zone":"America/Chicago","zone_data":"2025b",
-//	   "first_seen":"...","last_seen":"...","changed":"...","owners":["billing-2","billing-1"]}
+//	   "first_seen":"...","last_seen":"...","changed":"...","owners":["billing-2","billing-1"],
+//	   "max_runs":2,"bounds_start":"2024-11-03T07:00:00Z","bounds_end":"2024-12-31T23:59:59.999999999Z"}
+//
+// The limits (dstsafe.JobLimits) are left out when none: a registration
+// written by a release from before them reads as no limits. A release
+// from before them that registers a job again rewrites the value without
+// them, and so clears them: upgrade every replica before relying on
+// limits (the next registration of an upgraded replica writes them
+// back).
 //
 // A registration reads the key and Redis TIME (on the node of the job's
 // slot), decides with dstsafe.JobRegistration.Merge, and writes with the
@@ -42,6 +50,10 @@ type storedJob struct {
 	LastSeen  time.Time `json:"last_seen"`
 	Changed   time.Time `json:"changed"`
 	Owners    []string  `json:"owners"`
+	// The limits, each left out when none (time.Time's zero marshals).
+	MaxRuns     int       `json:"max_runs,omitempty"`
+	BoundsStart time.Time `json:"bounds_start,omitzero"`
+	BoundsEnd   time.Time `json:"bounds_end,omitzero"`
 }
 
 // jobKey is the key of job's registration.
@@ -74,7 +86,8 @@ func (l *Ledger) RegisterJob(ctx context.Context, reg dstsafe.JobRegistration) (
 		}
 		next, err := json.Marshal(storedJob{Schedule: info.Schedule, Spec: info.Spec, PeriodKey: info.PeriodKey,
 			Zone: info.Zone, ZoneData: info.ZoneData, FirstSeen: info.FirstSeen, LastSeen: info.LastSeen,
-			Changed: info.Changed, Owners: info.Owners})
+			Changed: info.Changed, Owners: info.Owners, MaxRuns: info.Limits.MaxRuns,
+			BoundsStart: info.Limits.Start, BoundsEnd: info.Limits.End})
 		if err != nil {
 			return dstsafe.JobInfo{}, fmt.Errorf("redisledger: register %q: %w", reg.Job, err)
 		}
@@ -143,7 +156,14 @@ func decodeJob(key, job, raw string) (dstsafe.JobInfo, error) {
 	if len(s.Owners) == 0 || s.FirstSeen.IsZero() {
 		return dstsafe.JobInfo{}, &CorruptRecordError{Key: key, Err: errors.New("a job registration without owners or first_seen")}
 	}
-	return dstsafe.JobInfo{Job: job, Schedule: s.Schedule, Spec: s.Spec, PeriodKey: s.PeriodKey, Zone: s.Zone,
+	info := dstsafe.JobInfo{Job: job, Schedule: s.Schedule, Spec: s.Spec, PeriodKey: s.PeriodKey, Zone: s.Zone,
 		ZoneData: s.ZoneData, FirstSeen: s.FirstSeen.UTC(), LastSeen: s.LastSeen.UTC(), Changed: s.Changed.UTC(),
-		Owners: s.Owners}, nil
+		Owners: s.Owners, Limits: dstsafe.JobLimits{MaxRuns: s.MaxRuns}}
+	if !s.BoundsStart.IsZero() {
+		info.Limits.Start = s.BoundsStart.UTC()
+	}
+	if !s.BoundsEnd.IsZero() {
+		info.Limits.End = s.BoundsEnd.UTC()
+	}
+	return info, nil
 }

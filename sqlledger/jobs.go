@@ -13,12 +13,14 @@ import (
 )
 
 // The job registry (dstsafe.JobRegistry) is one row per job in
-// "<table>_jobs" (schema version 3):
+// "<table>_jobs" (schema version 3; the limits since version 4):
 //
 //	job_name                       primary key
 //	schedule, spec, period_key, zone, zone_data
 //	first_seen, last_seen, changed the database's clock
 //	owners                         JSON array, the most recent first
+//	max_runs                       dstsafe.JobLimits.MaxRuns, 0 for none
+//	bounds_start, bounds_end       RFC 3339 in UTC to the nanosecond, '' open
 //	revision                       bumped by every write
 //
 // A registration reads the row and the database's clock in one statement,
@@ -60,7 +62,8 @@ func (l *Ledger) RegisterJob(ctx context.Context, reg dstsafe.JobRegistration) (
 			return dstsafe.JobInfo{}, fmt.Errorf("sqlledger: register job %q: %w", reg.Job, err)
 		}
 		args := []any{info.Job, info.Schedule, info.Spec, info.PeriodKey, info.Zone, info.ZoneData,
-			l.timeArg(info.FirstSeen), l.timeArg(info.LastSeen), l.timeArg(info.Changed), string(owners)}
+			l.timeArg(info.FirstSeen), l.timeArg(info.LastSeen), l.timeArg(info.Changed), string(owners),
+			int64(info.Limits.MaxRuns), boundText(info.Limits.Start), boundText(info.Limits.End)}
 		q := l.sql.insertJob
 		if existing != nil {
 			q, args = l.sql.updateJob, append(args, rev)
@@ -102,11 +105,13 @@ func (l *Ledger) readJob(ctx context.Context, job string) (now time.Time, info *
 		pgNow                                    sql.NullTime
 		liteNow                                  int64
 		name, sched, spec, key, zone, data, owns sql.NullString
-		revision                                 sql.NullInt64
-		pgSeen                                   [3]sql.NullTime  // first, last, changed
-		liteSeen                                 [3]sql.NullInt64 // the same, in microseconds
+		maxRuns, revision                        sql.NullInt64
+		bounds                                   [2]sql.NullString // start, end
+		pgSeen                                   [3]sql.NullTime   // first, last, changed
+		liteSeen                                 [3]sql.NullInt64  // the same, in microseconds
 	)
-	dest := []any{&pgNow, &name, &sched, &spec, &key, &zone, &data, &pgSeen[0], &pgSeen[1], &pgSeen[2], &owns, &revision}
+	dest := []any{&pgNow, &name, &sched, &spec, &key, &zone, &data, &pgSeen[0], &pgSeen[1], &pgSeen[2], &owns,
+		&maxRuns, &bounds[0], &bounds[1], &revision}
 	if l.dialect == SQLite {
 		dest[0], dest[7], dest[8], dest[9] = &liteNow, &liteSeen[0], &liteSeen[1], &liteSeen[2]
 	}
@@ -139,5 +144,29 @@ func (l *Ledger) readJob(ctx context.Context, job string) (now time.Time, info *
 	if err := json.Unmarshal([]byte(owns.String), &info.Owners); err != nil {
 		return time.Time{}, nil, 0, fmt.Errorf("sqlledger: owners of job %q in %s_jobs: %w", job, l.table, err)
 	}
+	info.Limits.MaxRuns = int(maxRuns.Int64)
+	for i, t := range []*time.Time{&info.Limits.Start, &info.Limits.End} {
+		if *t, err = parseBound(bounds[i].String); err != nil {
+			return time.Time{}, nil, 0, fmt.Errorf("sqlledger: limits of job %q in %s_jobs: %w", job, l.table, err)
+		}
+	}
 	return now, info, revision.Int64, nil
+}
+
+// boundText is a job limit's bound as stored: RFC 3339 in UTC to the
+// nanosecond, "" for an open side (a zero t).
+func boundText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// parseBound reads boundText's text back.
+func parseBound(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t.UTC(), err
 }

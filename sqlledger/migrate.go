@@ -41,6 +41,15 @@ import (
 // its owner and that ID, the worst case is that a replica of the new
 // release that had the same owner name retries into it: upgrade every
 // replica, or give each its own owner (the default: host and process).
+//
+// Version 4 adds the job limits to "<table>_jobs" (max_runs,
+// bounds_start, bounds_end, with defaults: registrations written before
+// read as no limits). A database at version 3 is upgraded in place, its
+// registrations kept; until then RegisterJob and LookupJob fail with
+// ErrNotMigrated (permanent), while claims and pauses still work.
+// Replicas of the previous release keep working on an upgraded database:
+// they never write the limits, so a job they register anew has none and
+// one they register again keeps the ones stored.
 func (l *Ledger) Migrate(ctx context.Context) (err error) {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {

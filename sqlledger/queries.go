@@ -21,7 +21,8 @@ const cols = `job_name, period, status, owner, token, attempt, started_at, finis
 
 const pauseCols = `paused, changed_by, reason, since`
 
-const jobCols = `job_name, schedule, spec, period_key, zone, zone_data, first_seen, last_seen, changed, owners`
+const jobCols = `job_name, schedule, spec, period_key, zone, zone_data, first_seen, last_seen, changed, owners,
+    max_runs, bounds_start, bounds_end`
 
 // quoteTable quotes each part of a validated (schema.)table name.
 func quoteTable(name string) string {
@@ -129,14 +130,15 @@ SELECT job_name FROM ` + quoteTable(table+"_jobs")
 		clockCol = `clock_timestamp()`
 	}
 	q.getJob = `SELECT ` + clockCol + `, ` + jobCols + `, revision FROM (SELECT 1) AS one LEFT JOIN ` + j + ` ON job_name = $1`
-	// $1 job, $2..$10 the other jobCols, $11 revision read (update only).
+	// $1 job, $2..$13 the other jobCols, $14 revision read (update only).
 	q.insertJob = `INSERT INTO ` + j + ` (` + jobCols + `, revision)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1)
 ON CONFLICT (job_name) DO NOTHING
 RETURNING revision`
 	q.updateJob = `UPDATE ` + j + ` SET schedule = $2, spec = $3, period_key = $4, zone = $5, zone_data = $6,
-    first_seen = $7, last_seen = $8, changed = $9, owners = $10, revision = revision + 1
-WHERE job_name = $1 AND revision = $11
+    first_seen = $7, last_seen = $8, changed = $9, owners = $10,
+    max_runs = $11, bounds_start = $12, bounds_end = $13, revision = revision + 1
+WHERE job_name = $1 AND revision = $14
 RETURNING revision`
 	if d == SQLite {
 		// SQLite numbers parameters ?NNN; $NNN would be a named parameter.
@@ -232,8 +234,24 @@ var migrations = []migration{
 )%s`, quoteTable(table+"_jobs"), text, ts, ts, ts, suffix),
 		}
 	}},
+	{4, "store job limits in the job registry", func(d Dialect, table string) []string {
+		// WithMaxRuns and WithBounds as the registrant said them. Constant
+		// defaults: registrations written before (and by replicas of the
+		// previous release, which name only their own columns) read as no
+		// limits; an update by such a replica leaves the limits as they
+		// are, as a registration that says none does. The bounds are
+		// RFC 3339 text in UTC to the nanosecond, '' for an open side:
+		// the same on SQLite and PostgreSQL, whose timestamptz keeps only
+		// microseconds.
+		j := quoteTable(table + "_jobs")
+		return []string{
+			`ALTER TABLE ` + j + ` ADD COLUMN max_runs BIGINT NOT NULL DEFAULT 0`,
+			`ALTER TABLE ` + j + ` ADD COLUMN bounds_start TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE ` + j + ` ADD COLUMN bounds_end TEXT NOT NULL DEFAULT ''`,
+		}
+	}},
 }
 
 // SchemaVersion is the schema version Migrate brings a database to: the
 // version of the last migration.
-const SchemaVersion = 3
+const SchemaVersion = 4

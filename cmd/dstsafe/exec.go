@@ -61,6 +61,16 @@ A job paused in the ledger (dstsafe ledger pause) does not run: exec
 records the period as skipped ("paused"), as a Scheduler replica does,
 says so, and exits --exit-skipped (default 0).
 
+The job's registered limits (a Scheduler's WithBounds and WithMaxRuns)
+hold for exec too, for every period a trigger stands for (by now,
+--scheduled-time or Job name). A period due before the start bound or
+after the end bound (both included) is not run and not recorded: exec
+says so, naming the period, its instant and the bound, and exits
+--exit-skipped. Under max runs a run holds one of the job's run slots,
+shared with the Scheduler (job JOB/max-runs); with every slot succeeded
+or held the period is recorded skipped ("max runs: the job has used its
+runs") and exec exits --exit-skipped. A failed run frees its slot.
+
 SPEC is read as by 'dstsafe next': five fields (six with --seconds), a
 CRON_TZ=Zone prefix (else UTC). A fixed-time job (30 1 * * *) fires once
 at a fall-back night, at the first 01:30, and once at a spring-forward
@@ -127,8 +137,10 @@ Flags:
                         stopped heartbeating (crashed, killed)
   --exit-claimed N      exit status when the period was already claimed
                         (default 0)
-  --exit-skipped N      exit status when the job is paused and the period
-                        was recorded skipped (default 0)
+  --exit-skipped N      exit status when the period is not run on purpose:
+                        the job is paused or has used its max runs (the
+                        period recorded skipped), or the period is outside
+                        the job's bounds (not recorded) (default 0)
   --now T               pretend now is T (RFC 3339), time passing from
                         there (default $DSTSAFE_NOW): for tests and
                         replays of a past night only
@@ -136,11 +148,12 @@ Flags:
 
 Exit status: COMMAND's own when it ran (128+N when signal N killed it);
 0 also when nothing was due near a transition, the period was already
-claimed (or --exit-claimed N), or the job is paused (or --exit-skipped
-N); 2 bad arguments (a bad SPEC, URL or template), a schedule that is
-not the registered one, a job not registered and no --schedule, a
-scheduled time or Job name that is not an occurrence, nothing due away
-from a transition; 124 the claim was lost while COMMAND ran (taken over
+claimed (or --exit-claimed N), or the job is paused, has used its max
+runs or the period is outside its bounds (or --exit-skipped N); 2 bad
+arguments (a bad SPEC, URL or template), a schedule that is not the
+registered one, a job not registered and no --schedule, a scheduled
+time or Job name that is not an occurrence, nothing due away from a
+transition; 124 the claim was lost while COMMAND ran (taken over
 after the lease ran out): COMMAND was sent SIGTERM; 125 the ledger could
 not be opened or claimed in, or this host's clock is off the ledger's
 (COMMAND not run), or COMMAND's result could not be recorded; 126
@@ -259,6 +272,8 @@ type execRun struct {
 	path    string // COMMAND, looked up
 	argTmpl []*template.Template
 	owner   string
+	limits  dstsafe.JobLimits // the registered ones (identify, exec_limits.go)
+	slot    *dstsafe.Record   // the run slot held under limits.MaxRuns
 }
 
 func prepareExec(c *cmdContext, f *execFlags, command []string) (*execRun, error) {
@@ -456,6 +471,9 @@ func (x *execRun) run() error {
 	case err != nil:
 		return x.fail(exitLedger, "claiming job %s period %s: %v; nothing run", f.job, x.occ.Period, err)
 	}
+	if done, err := x.takeSlot(l, rec); done {
+		return err
+	}
 
 	fields := fieldsOf(f.job, x.occ, rec)
 	argv := make([]string, len(x.argTmpl))
@@ -483,12 +501,13 @@ func (x *execRun) run() error {
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	hbCtx, stopHB := context.WithCancel(context.Background())
-	lost := make(chan error, 1)
+	lost := make(chan error, 2)
 	go func() {
 		lost <- keepLease(hbCtx, x.clock, l, rec, f.lease, func(err error) {
 			x.say("heartbeat of job %s period %s failed, retrying at the next beat: %v", f.job, x.occ.Period, err)
 		})
 	}()
+	x.keepSlot(hbCtx, l, lost)
 
 	var (
 		forwarded os.Signal
@@ -518,6 +537,7 @@ wait:
 	}
 	stopHB()
 	if lostErr != nil {
+		x.releaseSlot(l, "claim lost: "+lostErr.Error())
 		return &exitError{exitLeaseLost}
 	}
 
@@ -529,6 +549,7 @@ wait:
 	if code != 0 {
 		state = dstsafe.StateFailed
 	}
+	state, how, code = x.countRun(l, state, how, code)
 	ctx, cancel = context.WithTimeout(context.Background(), ledgerTimeout)
 	_, err = l.Finish(ctx, f.job, x.occ.Period, rec.Token, state, how)
 	cancel()
@@ -547,6 +568,7 @@ wait:
 // finishNotRun records a claimed period whose command never started as
 // failed, and ends with code.
 func (x *execRun) finishNotRun(l dstsafe.ControlLedger, rec dstsafe.Record, code int, reason string) error {
+	x.releaseSlot(l, reason)
 	ctx, cancel := context.WithTimeout(context.Background(), ledgerTimeout)
 	defer cancel()
 	if _, err := l.Finish(ctx, rec.Job, rec.Period, rec.Token, dstsafe.StateFailed, reason); err != nil {

@@ -13,14 +13,18 @@ import (
 const reasonPaused = "paused"
 
 // gate is exec's gate stage, after the period is known and before it is
-// claimed to run: a job paused in the ledger (`dstsafe ledger pause`)
-// does not run. The period is recorded as skipped ("paused"), as a
+// claimed to run, in the Scheduler's order: a period outside the job's
+// registered bounds is neither run nor recorded (exec_limits.go); a job
+// paused in the ledger (`dstsafe ledger pause`) does not run. The period is recorded as skipped ("paused"), as a
 // Scheduler replica records it, so that a resume does not run it late
 // and `ledger audit` shows the decision; exec exits --exit-skipped
 // (default 0: a pause is an operator's decision, not a failure, and a
 // CronJob's Job should not be retried for it). done is true when exec
 // ends here, with err.
 func (x *execRun) gate(l dstsafe.ControlLedger) (done bool, err error) {
+	if done, err := x.outOfBounds(); done {
+		return true, err
+	}
 	f := x.f
 	ctx, cancel := context.WithTimeout(context.Background(), ledgerTimeout)
 	defer cancel()
@@ -58,7 +62,8 @@ func (x *execRun) gate(l dstsafe.ControlLedger) (done bool, err error) {
 	return true, x.skipped()
 }
 
-// skipped is exec's end for a period not run on purpose: --exit-skipped.
+// skipped is exec's end for a period not run on purpose (paused, out of
+// bounds, max runs used): --exit-skipped.
 func (x *execRun) skipped() error {
 	if x.f.exitSkipped != 0 {
 		return &exitError{x.f.exitSkipped}

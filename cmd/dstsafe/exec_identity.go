@@ -79,7 +79,8 @@ func describeRegistered(info dstsafe.JobInfo) string {
 
 // identify settles the job's schedule against the ledger's registry,
 // before anything is claimed: it sets x.cron (from the registry when
-// --schedule was not given) and registers the job. Errors are exec's
+// --schedule was not given) and x.limits (the registered ones, see
+// exec_limits.go), and registers the job. Errors are exec's
 // final ones (exit 2 for a mismatch or an unknown job, 125 for the
 // ledger).
 func (x *execRun) identify(l dstsafe.Ledger) error {
@@ -121,12 +122,14 @@ func (x *execRun) identify(l dstsafe.Ledger) error {
 		}
 	}
 	x.fp = fingerprintOf(x.cron)
+	x.limits = info.Limits // zero when not registered
 	if !isReg || f.schedule == "" {
 		return nil
 	}
 	// Registered by the --schedule: a new job, or the same schedule seen
 	// again (last seen, owners, this build's zone data).
-	_, err = l.(dstsafe.JobRegistry).RegisterJob(ctx, dstsafe.JobRegistration{
+	// No Limits: exec does not say, and the registered ones stay.
+	info, err = l.(dstsafe.JobRegistry).RegisterJob(ctx, dstsafe.JobRegistration{
 		Job: f.job, Owner: x.owner, Schedule: x.fp, Spec: x.cron.String(),
 		PeriodKey: x.cron.PeriodKey().String(), Zone: x.cron.Location().String(), ZoneData: zoneDataOf(x.fp),
 	})
@@ -138,6 +141,7 @@ func (x *execRun) identify(l dstsafe.Ledger) error {
 	case err != nil:
 		return x.fail(exitLedger, "registering job %s: %v; nothing run", f.job, err)
 	}
+	x.limits = info.Limits // as stored now: a registration between the lookup and now may have set them
 	return nil
 }
 

@@ -30,7 +30,8 @@ and, for retry, skip and pause, why (--reason, required).
 
   jobs          the jobs the ledger knows (registered, or with a record
                 or a pause state): the registered schedule, its period
-                key, when a service or exec last registered it, periods,
+                key, its limits (max runs, bounds), when a service or
+                exec last registered it, periods,
                 the latest period and its state, pause state; the keys
                 the library derives from a job (JOB/max-runs, JOB/alerts)
                 are not listed
@@ -58,7 +59,10 @@ and, for retry, skip and pause, why (--reason, required).
                 --schedule) due in [--from, --to) (and
                 before now) without a succeeded record: missing (no
                 record), failed, abandoned, running, skipped (by whom,
-                why); exit 1 when one is missing, failed or abandoned
+                why); exit 1 when one is missing, failed or abandoned.
+                A period without a record that the job's registered
+                limits exclude (outside its bounds, or after it used its
+                max runs) is not expected, only counted
 
 A JOB the ledger has no record and no pause state for is refused (exit
 1) with the closest known name: a typo is never read as "no periods".

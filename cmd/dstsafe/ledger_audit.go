@@ -114,11 +114,16 @@ func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ 
 	if err != nil {
 		return err
 	}
+	limits, err := auditLimitsOf(context.Background(), l, job, recs)
+	if err != nil {
+		return err
+	}
 	var (
 		rows          []auditRow
 		total, notDue int
 		bad           int
 		expected      []dstsafe.Occurrence
+		outside, done int // not expected under the registered limits
 	)
 	for after := a.from.Add(-time.Nanosecond); ; {
 		o, ok := a.cron.NextOccurrence(after)
@@ -128,6 +133,14 @@ func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ 
 		after = o.At
 		if o.At.After(now) {
 			notDue++
+			continue
+		}
+		switch limits.excludes(o) {
+		case auditOutsideBound:
+			outside++
+			continue
+		case auditAfterMaxRuns:
+			done++
 			continue
 		}
 		if total++; total > maxAuditPeriods {
@@ -158,16 +171,19 @@ func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ 
 			rows = []auditRow{}
 		}
 		err := writeJSON(c.stdout, struct {
-			Job        string       `json:"job"`
-			Schedule   scheduleJSON `json:"schedule"`
-			Key        string       `json:"key"`
-			From       string       `json:"from"`
-			To         string       `json:"to"`
-			Periods    int          `json:"periods"`
-			NotDue     int          `json:"not_due"`
-			Complete   bool         `json:"complete"`
-			Incomplete []auditRow   `json:"incomplete"`
-		}{job, describeSchedule(a.cron), a.cron.PeriodKey().String(), exact(a.from), exact(a.to), total, notDue, bad == 0, rows})
+			Job      string       `json:"job"`
+			Schedule scheduleJSON `json:"schedule"`
+			Key      string       `json:"key"`
+			From     string       `json:"from"`
+			To       string       `json:"to"`
+			Periods  int          `json:"periods"`
+			NotDue   int          `json:"not_due"`
+			// Not expected under the registered limits (omitted when 0).
+			OutsideBounds int        `json:"outside_bounds,omitempty"`
+			AfterMaxRuns  int        `json:"after_max_runs,omitempty"`
+			Complete      bool       `json:"complete"`
+			Incomplete    []auditRow `json:"incomplete"`
+		}{job, describeSchedule(a.cron), a.cron.PeriodKey().String(), exact(a.from), exact(a.to), total, notDue, outside, done, bad == 0, rows})
 		if err == nil && bad > 0 {
 			err = &exitError{code: exitFindings}
 		}
@@ -177,6 +193,12 @@ func ledgerAudit(c *cmdContext, l dstsafe.ControlLedger, f *ledgerFlags, job, _ 
 		job, a.cron, utc(a.from), utc(a.to), total)
 	if notDue > 0 {
 		fmt.Fprintf(c.stdout, "%d later period(s) not due yet, not audited\n", notDue)
+	}
+	if outside > 0 {
+		fmt.Fprintf(c.stdout, "%d period(s) outside the job's registered bounds, not expected\n", outside)
+	}
+	if done > 0 {
+		fmt.Fprintf(c.stdout, "%d period(s) after the job used its %d runs (registered max runs), not expected\n", done, limits.lim.MaxRuns)
 	}
 	if p, err := l.GetPause(context.Background(), job); err != nil {
 		return err

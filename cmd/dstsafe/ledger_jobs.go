@@ -70,15 +70,55 @@ type registrationJSON struct {
 	LastSeen  string   `json:"last_seen"`
 	Changed   string   `json:"changed"`
 	Owners    []string `json:"owners"`
+	// Limits are the registered limits, left out when none.
+	Limits *limitsJSON `json:"limits,omitempty"`
+}
+
+// limitsJSON is a job's registered limits (dstsafe.JobLimits): each left
+// out when none; bounds in UTC to the nanosecond, both included.
+type limitsJSON struct {
+	MaxRuns int    `json:"max_runs,omitempty"`
+	Start   string `json:"start,omitempty"`
+	End     string `json:"end,omitempty"`
 }
 
 func toRegistrationJSON(info *dstsafe.JobInfo) *registrationJSON {
 	if info == nil {
 		return nil
 	}
-	return &registrationJSON{Spec: info.Spec, Schedule: info.Schedule, Key: info.PeriodKey, Zone: info.Zone,
+	r := &registrationJSON{Spec: info.Spec, Schedule: info.Schedule, Key: info.PeriodKey, Zone: info.Zone,
 		ZoneData: info.ZoneData, FirstSeen: exact(info.FirstSeen), LastSeen: exact(info.LastSeen),
 		Changed: exact(info.Changed), Owners: info.Owners}
+	if lim := info.Limits; lim != (dstsafe.JobLimits{}) {
+		r.Limits = &limitsJSON{MaxRuns: lim.MaxRuns}
+		if !lim.Start.IsZero() {
+			r.Limits.Start = exact(lim.Start)
+		}
+		if !lim.End.IsZero() {
+			r.Limits.End = exact(lim.End)
+		}
+	}
+	return r
+}
+
+// limitsText is a job's registered limits in words ("max runs 2, from
+// 2024-11-03T07:00:00Z to 2024-12-31T23:59:59.999999999Z", bounds
+// included), "" when none.
+func limitsText(lim *limitsJSON) string {
+	if lim == nil {
+		return ""
+	}
+	var parts []string
+	if lim.MaxRuns > 0 {
+		parts = append(parts, fmt.Sprintf("max runs %d", lim.MaxRuns))
+	}
+	if lim.Start != "" {
+		parts = append(parts, "from "+lim.Start)
+	}
+	if lim.End != "" {
+		parts = append(parts, "to "+lim.End)
+	}
+	return strings.Join(parts, " ")
 }
 
 // registrationOf returns job's registration, nil when the ledger keeps
@@ -97,8 +137,12 @@ func registrationLine(info *dstsafe.JobInfo) string {
 	if spec == "" {
 		spec = info.Schedule
 	}
-	return fmt.Sprintf("schedule %q, period key %s, zone %s, registered %s, last seen %s by %s",
+	line := fmt.Sprintf("schedule %q, period key %s, zone %s, registered %s, last seen %s by %s",
 		spec, orDashS(info.PeriodKey), orDashS(info.Zone), utc(info.FirstSeen), utc(info.LastSeen), strings.Join(info.Owners, ", "))
+	if lim := limitsText(toRegistrationJSON(info).Limits); lim != "" {
+		line += "; limits: " + lim
+	}
+	return line
 }
 
 // derivedSuffixes are the job keys the library derives from a job's name
@@ -159,13 +203,13 @@ func ledgerJobs(c *cmdContext, l dstsafe.ControlLedger, _ *ledgerFlags, _, _ str
 	}
 	fmt.Fprintf(c.stdout, "%d job(s)\n\n", len(rows))
 	tw := newTable(c.stdout)
-	fmt.Fprintln(tw, "JOB\tSCHEDULE\tKEY\tLAST SEEN\tPERIODS\tLATEST PERIOD\tSTATE\tPAUSE")
+	fmt.Fprintln(tw, "JOB\tSCHEDULE\tKEY\tLIMITS\tLAST SEEN\tPERIODS\tLATEST PERIOD\tSTATE\tPAUSE")
 	for _, r := range rows {
-		spec, key, seen := "-", "-", "-"
+		spec, key, limits, seen := "-", "-", "-", "-"
 		if g := r.Registration; g != nil {
-			spec, key, seen = orDashS(g.Spec), orDashS(g.Key), utcText(g.LastSeen)
+			spec, key, limits, seen = orDashS(g.Spec), orDashS(g.Key), orDashS(limitsText(g.Limits)), utcText(g.LastSeen)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Job, spec, key, seen, r.Periods, orDashS(r.Latest), orDashS(r.State), pauseLine(r.pause))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.Job, spec, key, limits, seen, r.Periods, orDashS(r.Latest), orDashS(r.State), pauseLine(r.pause))
 	}
 	return tw.Flush()
 }

@@ -109,7 +109,7 @@ func ExampleOpenSQLite_migrate() {
 	// Output:
 	// true
 	// version 0
-	// version 3
+	// version 4
 }
 
 // Durable by default; NORMAL trades the last commits on power loss for

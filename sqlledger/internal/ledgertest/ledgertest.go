@@ -112,6 +112,7 @@ func Run(t *testing.T, b Backend) {
 		{"MigrateSchemaTooNew", testMigrateSchemaTooNew},
 		{"MigrateUpgrade", testMigrateUpgrade},
 		{"MigrateUpgradeV2", testMigrateUpgradeV2},
+		{"MigrateUpgradeV3", testMigrateUpgradeV3},
 		{"EditBetweenDeploys", testEditBetweenDeploys},
 		{"FreshStart", testFreshStart},
 		{"ClaimCommitsWithBusinessRows", testClaimCommitsWithBusinessRows},

@@ -249,8 +249,8 @@ VALUES (` + strings.Join(marks, ", ") + `)`
 			t.Fatalf("replica %d upgrading at once: %v", i, err)
 		}
 	}
-	if v, err := l.Version(ctx); err != nil || v != 3 {
-		t.Fatalf("Version after the upgrade = %d, %v; want 3", v, err)
+	if v, err := l.Version(ctx); err != nil || v != sqlledger.SchemaVersion {
+		t.Fatalf("Version after the upgrade = %d, %v; want %d", v, err, sqlledger.SchemaVersion)
 	}
 	got, err := l.Get(ctx, "billing", "2024-11-03")
 	if err != nil || got.State != dstsafe.StateRunning || got.Owner != "billing-1" || got.ClaimID != "" || got.Schedule != fp {
