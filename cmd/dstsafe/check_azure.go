@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -18,7 +17,7 @@ import (
 // app_settings, ARM or Bicep JSON, az CLI scripts, at or above the
 // function's directory. Without it Azure runs timers in UTC: quiet.
 
-var csTimerTrigger = regexp.MustCompile(`\bTimerTrigger(?:Attribute)?\s*\(\s*(@?"[^"]*"|[A-Za-z_][\w.]*)`)
+var csTimerTrigger = lazyRE(`\bTimerTrigger(?:Attribute)?\s*\(\s*(@?"[^"]*"|[A-Za-z_][\w.]*)`)
 
 // azureBinding checks a function.json timer binding, a mapping met in a
 // JSON or YAML walk.

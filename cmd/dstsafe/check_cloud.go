@@ -129,15 +129,15 @@ func awsCronSpec(expr string) (string, bool) {
 }
 
 var (
-	awsDayNumber = regexp.MustCompile(`\d+`)
-	awsLastDay   = regexp.MustCompile(`^L$|\dL`) // 6L: the last Friday
+	awsDayNumber = lazyRE(`\d+`)
+	awsLastDay   = lazyRE(`^L$|\dL`) // 6L: the last Friday
 )
 
 var (
-	hclSchedule = regexp.MustCompile(`(?m)^[ \t]*(schedule_expression|schedule|cron)[ \t]*=[ \t]*"([^"]*)"`)
-	hclCrons    = regexp.MustCompile(`(?m)^[ \t]*crons[ \t]*=[ \t]*\[([^\]]*)\]`)
-	hclString   = regexp.MustCompile(`"([^"]*)"`)
-	hclZone     = regexp.MustCompile(`(?m)^[ \t]*(schedule_expression_timezone|time_zone|timezone)[ \t]*=[ \t]*"([^"]*)"`)
+	hclSchedule = lazyRE(`(?m)^[ \t]*(schedule_expression|schedule|cron)[ \t]*=[ \t]*"([^"]*)"`)
+	hclCrons    = lazyRE(`(?m)^[ \t]*crons[ \t]*=[ \t]*\[([^\]]*)\]`)
+	hclString   = lazyRE(`"([^"]*)"`)
+	hclZone     = lazyRE(`(?m)^[ \t]*(schedule_expression_timezone|time_zone|timezone)[ \t]*=[ \t]*"([^"]*)"`)
 )
 
 // hcl checks the schedules of a Terraform, Nomad or other HCL file, read
@@ -212,11 +212,11 @@ func enclosingBlock(s string, off int) (int, int) {
 }
 
 var (
-	shAWS      = regexp.MustCompile(`--schedule-expression[ =]+["']?(cron\([^)]*\))`)
-	shAWSZone  = regexp.MustCompile(`--schedule-expression-timezone[ =]+["']?([A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)*)`)
-	shGcloud   = regexp.MustCompile(`\bgcloud\b.*\bscheduler\s+jobs\s+(?:create|update)\b`)
-	shSchedule = regexp.MustCompile(`--schedule[ =]+(?:"([^"]*)"|'([^']*)')`)
-	shTimeZone = regexp.MustCompile(`--time-zone[ =]+["']?([A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)*)`)
+	shAWS      = lazyRE(`--schedule-expression[ =]+["']?(cron\([^)]*\))`)
+	shAWSZone  = lazyRE(`--schedule-expression-timezone[ =]+["']?([A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)*)`)
+	shGcloud   = lazyRE(`\bgcloud\b.*\bscheduler\s+jobs\s+(?:create|update)\b`)
+	shSchedule = lazyRE(`--schedule[ =]+(?:"([^"]*)"|'([^']*)')`)
+	shTimeZone = lazyRE(`--time-zone[ =]+["']?([A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)*)`)
 )
 
 // shell checks the schedules a shell script creates: aws scheduler
@@ -281,14 +281,14 @@ func hclBlock(s string, open int) string {
 }
 
 var (
-	pyAirflow     = regexp.MustCompile(`(?m)^\s*(from|import)\s+airflow\b`)
-	pySchedule    = regexp.MustCompile(`\bschedule(?:_interval)?\s*=\s*(?:r?["']([^"']+)["'])`)
-	pyTimetable   = regexp.MustCompile(`\bCron(?:Trigger|DataInterval|PartitionTimetable)?Timetable\(\s*(?:cron\s*=\s*)?["']([^"']+)["']\s*,\s*timezone\s*=\s*([^,)]+(?:\([^)]*\))?)`)
-	pyZoneCall    = regexp.MustCompile(`\b(?:pendulum\.)?(?:timezone|tz\.timezone|tz\.gettz|ZoneInfo|pytz\.timezone)\(\s*["']([^"']+)["']`)
-	pyZoneKwarg   = regexp.MustCompile(`\b(?:tz|tzinfo|timezone)\s*=\s*(?:["']([^"']+)["']|(\w+))`)
-	pyZoneAssign  = regexp.MustCompile(`(?m)^\s*(\w+)\s*=\s*(?:["']([A-Za-z_]+/[A-Za-z_/+-]+|UTC)["']|(?:pendulum\.)?(?:timezone|tz\.timezone|ZoneInfo|pytz\.timezone)\(\s*["']([^"']+)["']\s*\))`)
-	pyStartDate   = regexp.MustCompile(`\bstart_date["']?\s*[=:]`)
-	pyLocalTZName = regexp.MustCompile(`^\s*["']([^"']+)["']\s*$`)
+	pyAirflow     = lazyRE(`(?m)^\s*(from|import)\s+airflow\b`)
+	pySchedule    = lazyRE(`\bschedule(?:_interval)?\s*=\s*(?:r?["']([^"']+)["'])`)
+	pyTimetable   = lazyRE(`\bCron(?:Trigger|DataInterval|PartitionTimetable)?Timetable\(\s*(?:cron\s*=\s*)?["']([^"']+)["']\s*,\s*timezone\s*=\s*([^,)]+(?:\([^)]*\))?)`)
+	pyZoneCall    = lazyRE(`\b(?:pendulum\.)?(?:timezone|tz\.timezone|tz\.gettz|ZoneInfo|pytz\.timezone)\(\s*["']([^"']+)["']`)
+	pyZoneKwarg   = lazyRE(`\b(?:tz|tzinfo|timezone)\s*=\s*(?:["']([^"']+)["']|(\w+))`)
+	pyZoneAssign  = lazyRE(`(?m)^\s*(\w+)\s*=\s*(?:["']([A-Za-z_]+/[A-Za-z_/+-]+|UTC)["']|(?:pendulum\.)?(?:timezone|tz\.timezone|ZoneInfo|pytz\.timezone)\(\s*["']([^"']+)["']\s*\))`)
+	pyStartDate   = lazyRE(`\bstart_date["']?\s*[=:]`)
+	pyLocalTZName = lazyRE(`^\s*["']([^"']+)["']\s*$`)
 )
 
 // airflow checks an Airflow DAG file, read with regular expressions, not
@@ -419,8 +419,8 @@ func shellQuote(s string) string {
 }
 
 var (
-	tsScheduleExpr = regexp.MustCompile("\\bscheduleExpression\\s*:\\s*['\"`](cron\\([^)]*\\))['\"`]")
-	tsScheduleZone = regexp.MustCompile("\\bscheduleExpressionTimezone\\s*:\\s*['\"`]([^'\"`]+)['\"`]")
+	tsScheduleExpr = lazyRE("\\bscheduleExpression\\s*:\\s*['\"`](cron\\([^)]*\\))['\"`]")
+	tsScheduleZone = lazyRE("\\bscheduleExpressionTimezone\\s*:\\s*['\"`]([^'\"`]+)['\"`]")
 )
 
 // cdk checks TypeScript or JavaScript for an EventBridge Scheduler

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -34,8 +33,8 @@ func logicalLines(data string) (lines []string, starts []int) {
 }
 
 var (
-	localtimeRe = regexp.MustCompile(`/usr/share/zoneinfo/([A-Za-z0-9_+\-/]+)\s+/etc/localtime`)
-	timezoneRe  = regexp.MustCompile(`echo\s+["']?([A-Za-z0-9_+\-/]+)["']?\s*>+\s*/etc/timezone`)
+	localtimeRe = lazyRE(`/usr/share/zoneinfo/([A-Za-z0-9_+\-/]+)\s+/etc/localtime`)
+	timezoneRe  = lazyRE(`echo\s+["']?([A-Za-z0-9_+\-/]+)["']?\s*>+\s*/etc/timezone`)
 )
 
 // dockerfile checks ENV and ARG, in both syntaxes (ENV TZ=Zone, ENV TZ
@@ -71,7 +70,7 @@ func (ck *checker) dockerfile(name, data string) {
 				}
 			}
 		case "RUN":
-			for _, re := range []*regexp.Regexp{localtimeRe, timezoneRe} {
+			for _, re := range []*lazyRegexp{localtimeRe, timezoneRe} {
 				if m := re.FindStringSubmatch(l); m != nil && !isUTC(m[1]) {
 					ck.add(name, line, 0, "localtime", levelError, localtimeMsg, m[1])
 				}
@@ -118,7 +117,7 @@ func shellWords(s string) []string {
 	return words
 }
 
-var envLine = regexp.MustCompile(`^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$`)
+var envLine = lazyRE(`^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$`)
 
 // envFile checks a .env file: KEY=value lines, export prefixes, quotes and
 // trailing comments.
@@ -146,7 +145,7 @@ func envValue(v string) string {
 	return strings.TrimSpace(v)
 }
 
-var crontabEnv = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\s*=`)
+var crontabEnv = lazyRE(`^[A-Za-z_][A-Za-z0-9_]*\s*=`)
 
 func (ck *checker) crontab(name string, lines []string) {
 	zone, sawZone, reportedNoZone := "", false, false

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/dstsafe/dstsafe"
@@ -15,7 +14,7 @@ import (
 // before it; without one, the controller's zone (its JVM's, checked where
 // TZ is set): quiet.
 
-var jenkinsCron = regexp.MustCompile(`\bcron\s*\(\s*(?:spec\s*:\s*)?('''|"""|'|")`)
+var jenkinsCron = lazyRE(`\bcron\s*\(\s*(?:spec\s*:\s*)?('''|"""|'|")`)
 
 // jenkins checks the cron triggers of a Jenkinsfile or Groovy file.
 func (ck *checker) jenkins(name, data string) {
@@ -81,7 +80,7 @@ func (ck *checker) jenkinsSpec(name string, line int, text string) {
 	}
 }
 
-var jenkinsH = regexp.MustCompile(`^H(?:\((\d+)-(\d+)\))?(/\d+)?$`)
+var jenkinsH = lazyRE(`^H(?:\((\d+)-(\d+)\))?(/\d+)?$`)
 
 // jenkinsHash replaces Jenkins' H (a value Jenkins derives from the job's
 // name) with the values it may take: H in the minute field is some minute

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -16,10 +15,10 @@ import (
 // zone (the TZ of the process, checked where it is set): quiet.
 
 var (
-	springScheduled = regexp.MustCompile(`@Scheduled\s*\(`)
-	springAttr      = regexp.MustCompile(`\b(cron|zone)\s*=\s*(?:"([^"]*)"|([A-Za-z_][\w.]*))`)
-	jvmConst        = regexp.MustCompile(`(?:static\s+final\s+String|const\s+val|val)\s+([A-Za-z_]\w*)(?:\s*:\s*String)?\s*=\s*"([^"]*)"`)
-	quartzBuilder   = regexp.MustCompile(`cronSchedule\(\s*"([^"]*)"\s*\)\s*(?:\.\s*\w+\([^)]*\)\s*)*?\.\s*inTimeZone\(\s*TimeZone\.getTimeZone\(\s*"([^"]*)"\s*\)\s*\)`)
+	springScheduled = lazyRE(`@Scheduled\s*\(`)
+	springAttr      = lazyRE(`\b(cron|zone)\s*=\s*(?:"([^"]*)"|([A-Za-z_][\w.]*))`)
+	jvmConst        = lazyRE(`(?:static\s+final\s+String|const\s+val|val)\s+([A-Za-z_]\w*)(?:\s*:\s*String)?\s*=\s*"([^"]*)"`)
+	quartzBuilder   = lazyRE(`cronSchedule\(\s*"([^"]*)"\s*\)\s*(?:\.\s*\w+\([^)]*\)\s*)*?\.\s*inTimeZone\(\s*TimeZone\.getTimeZone\(\s*"([^"]*)"\s*\)\s*\)`)
 )
 
 // jvm checks the @Scheduled annotations and Quartz cronSchedule(...)
@@ -156,7 +155,7 @@ func quartzWeekdays(field string) (string, string) {
 	return strings.Join(parts, ","), ""
 }
 
-var propLine = regexp.MustCompile(`^\s*([A-Za-z0-9_.\-\[\]]+)\s*[=:]\s*(.*?)\s*$`)
+var propLine = lazyRE(`^\s*([A-Za-z0-9_.\-\[\]]+)\s*[=:]\s*(.*?)\s*$`)
 
 // properties checks a .properties file: a key ending in cronExpression,
 // cron-expression or cron, with a key of the same prefix ending in
@@ -218,10 +217,10 @@ func (ck *checker) properties(name, data string) {
 }
 
 var (
-	xmlQuartzCron = regexp.MustCompile(`(?s)<cron>(.*?)</cron>`)
-	xmlCronExpr   = regexp.MustCompile(`<cron-expression>\s*([^<]*?)\s*</cron-expression>`)
-	xmlTimeZone   = regexp.MustCompile(`<time-zone>\s*([^<]*?)\s*</time-zone>`)
-	xmlTimerSpec  = regexp.MustCompile(`(?s)<hudson\.triggers\.TimerTrigger>\s*<spec>(.*?)</spec>`)
+	xmlQuartzCron = lazyRE(`(?s)<cron>(.*?)</cron>`)
+	xmlCronExpr   = lazyRE(`<cron-expression>\s*([^<]*?)\s*</cron-expression>`)
+	xmlTimeZone   = lazyRE(`<time-zone>\s*([^<]*?)\s*</time-zone>`)
+	xmlTimerSpec  = lazyRE(`(?s)<hudson\.triggers\.TimerTrigger>\s*<spec>(.*?)</spec>`)
 )
 
 // xmlFile checks Quartz job_scheduling_data (a <cron> trigger's

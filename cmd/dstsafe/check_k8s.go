@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
@@ -119,8 +118,8 @@ type execCall struct {
 }
 
 var (
-	k8sVarRef   = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
-	shellVarRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?`)
+	k8sVarRef   = lazyRE(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+	shellVarRef = lazyRE(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?`)
 )
 
 // execOf finds the container of a CronJob that runs dstsafe exec, in any

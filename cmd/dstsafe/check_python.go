@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/dstsafe/dstsafe"
@@ -29,8 +28,8 @@ func (ck *checker) python(name, data string) {
 }
 
 var (
-	pyCrontab    = regexp.MustCompile(`\bcrontab\(([^()]*)\)`)
-	pyCrontabArg = regexp.MustCompile(`^\s*(?:(\w+)\s*=\s*)?(?:["']([^"']*)["']|(-?\d+))\s*$`)
+	pyCrontab    = lazyRE(`\bcrontab\(([^()]*)\)`)
+	pyCrontabArg = lazyRE(`^\s*(?:(\w+)\s*=\s*)?(?:["']([^"']*)["']|(-?\d+))\s*$`)
 )
 
 // celery checks the crontab(...) entries of a Celery beat schedule in the

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -174,7 +173,7 @@ func (ck *checker) read(f *checkFile) {
 
 const checkNotUnderstood = "not-understood"
 
-var shebangShell = regexp.MustCompile(`^#!\s*/\S*(?:/env\s+)?(?:ba|da|k|z)?sh\b`)
+var shebangShell = lazyRE(`^#!\s*/\S*(?:/env\s+)?(?:ba|da|k|z)?sh\b`)
 
 // notUnderstood reports something in a file this check cannot read: the
 // file is then not counted as checked.
@@ -184,9 +183,9 @@ func (ck *checker) notUnderstood(file string, line int, format, reason string) {
 }
 
 var (
-	riskSchedule = regexp.MustCompile(`(?i)cron|schedule|oncalendar|timertrigger|\.at\(|every\(`)
-	riskZone     = regexp.MustCompile(`\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|US|Canada|Mexico|Brazil|Chile)/[A-Za-z_]+|(?i)time_?zone|\bTZ=|CRON_TZ`)
-	riskCron     = regexp.MustCompile(`(?:^|["'\s=(])(?:[0-9*?/,\-LW#]+|[A-Za-z]{3}(?:-[A-Za-z]{3})?)(?:\s+(?:[0-9*?/,\-LW#]+|[A-Za-z]{3}(?:-[A-Za-z]{3})?)){4,6}(?:$|["'\s)])|\b\d{1,2}:\d{2}\b|@(?:daily|weekly|monthly|yearly|midnight)`)
+	riskSchedule = lazyRE(`(?i)cron|schedule|oncalendar|timertrigger|\.at\(|every\(`)
+	riskZone     = lazyRE(`\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|US|Canada|Mexico|Brazil|Chile)/[A-Za-z_]+|(?i)time_?zone|\bTZ=|CRON_TZ`)
+	riskCron     = lazyRE(`(?:^|["'\s=(])(?:[0-9*?/,\-LW#]+|[A-Za-z]{3}(?:-[A-Za-z]{3})?)(?:\s+(?:[0-9*?/,\-LW#]+|[A-Za-z]{3}(?:-[A-Za-z]{3})?)){4,6}(?:$|["'\s)])|\b\d{1,2}:\d{2}\b|@(?:daily|weekly|monthly|yearly|midnight)`)
 )
 
 // atRisk reports whether a file names a schedule (a word such as cron or

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -32,22 +31,22 @@ const (
 )
 
 var (
-	websiteTZ     = regexp.MustCompile(`WEBSITE_TIME_ZONE["']?\s*(?:[=:]\s*|["']?\s*,\s*["']?value["']?\s*[:=]\s*|\n\s*value\s*:\s*)["']?([^"'\n,}]+?)["']?\s*(?:[,}\n]|$)`)
-	pgCronTZ      = regexp.MustCompile(`\bcron\.timezone["']?\s*(?:=|\b(?:TO|to)\b|:)\s*['"]?([A-Z][A-Za-z_]*(?:/[A-Za-z0-9_+\-]+)*)`)
-	pgCronTZParam = regexp.MustCompile(`name\s*=\s*"cron\.timezone"\s*\n\s*value\s*=\s*"([^"]+)"`)
-	celeryTZ      = regexp.MustCompile(`(?m)(?:\.conf\.timezone\s*=\s*|\bconf\.update\([^)]*?\btimezone\s*=\s*|\bCelery\([^)]*?\btimezone\s*=\s*)["']([^"']+)["']`)
-	celeryTZExpr  = regexp.MustCompile(`(?m)(?:\.conf\.timezone\s*=\s*|^CELERY_TIMEZONE\s*=\s*)([A-Za-z_][\w.]*(?:\([^)\n]*\)|\[[^\]\n]*\])?)`)
-	celeryEnvTZ   = regexp.MustCompile(`(?m)^CELERY_TIMEZONE\s*=\s*["']([^"']+)["']`)
-	celeryModTZ   = regexp.MustCompile(`(?m)^timezone\s*=\s*["']([^"']+)["']`)
-	hclRef        = regexp.MustCompile(`^(?:var|local|module|data)\.`)
-	djangoTZ      = regexp.MustCompile(`(?m)^TIME_ZONE\s*=\s*["']([^"']+)["']`)
+	websiteTZ     = lazyRE(`WEBSITE_TIME_ZONE["']?\s*(?:[=:]\s*|["']?\s*,\s*["']?value["']?\s*[:=]\s*|\n\s*value\s*:\s*)["']?([^"'\n,}]+?)["']?\s*(?:[,}\n]|$)`)
+	pgCronTZ      = lazyRE(`\bcron\.timezone["']?\s*(?:=|\b(?:TO|to)\b|:)\s*['"]?([A-Z][A-Za-z_]*(?:/[A-Za-z0-9_+\-]+)*)`)
+	pgCronTZParam = lazyRE(`name\s*=\s*"cron\.timezone"\s*\n\s*value\s*=\s*"([^"]+)"`)
+	celeryTZ      = lazyRE(`(?m)(?:\.conf\.timezone\s*=\s*|\bconf\.update\([^)]*?\btimezone\s*=\s*|\bCelery\([^)]*?\btimezone\s*=\s*)["']([^"']+)["']`)
+	celeryTZExpr  = lazyRE(`(?m)(?:\.conf\.timezone\s*=\s*|^CELERY_TIMEZONE\s*=\s*)([A-Za-z_][\w.]*(?:\([^)\n]*\)|\[[^\]\n]*\])?)`)
+	celeryEnvTZ   = lazyRE(`(?m)^CELERY_TIMEZONE\s*=\s*["']([^"']+)["']`)
+	celeryModTZ   = lazyRE(`(?m)^timezone\s*=\s*["']([^"']+)["']`)
+	hclRef        = lazyRE(`^(?:var|local|module|data)\.`)
+	djangoTZ      = lazyRE(`(?m)^TIME_ZONE\s*=\s*["']([^"']+)["']`)
 )
 
 // collectSettings reads the zone settings every file writes.
 func (ck *checker) collectSettings(files []*checkFile) {
 	for _, f := range files {
 		text := string(f.data)
-		add := func(key string, re *regexp.Regexp) {
+		add := func(key string, re *lazyRegexp) {
 			for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 				v := strings.TrimSpace(text[m[2]:m[3]])
 				if v == "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/dstsafe/dstsafe"
@@ -16,8 +15,8 @@ import (
 // without the setting, quiet.
 
 var (
-	pgCronCall = regexp.MustCompile(`(?i)\bcron\.schedule(?:_in_database)?\s*\(`)
-	pgCronArg  = regexp.MustCompile(`(?s)^\s*(?:(\w+)\s*(?:=>|:=)\s*)?'((?:[^']|'')*)'\s*$`)
+	pgCronCall = lazyRE(`(?i)\bcron\.schedule(?:_in_database)?\s*\(`)
+	pgCronArg  = lazyRE(`(?s)^\s*(?:(\w+)\s*(?:=>|:=)\s*)?'((?:[^']|'')*)'\s*$`)
 )
 
 // sql checks the pg_cron schedules of a SQL file.
@@ -88,7 +87,7 @@ func pgCronSchedule(parts []string) (string, int, bool) {
 	return strings.ReplaceAll(m[2], "''", "'"), offs[pick] + strings.Index(parts[pick], "'"), true
 }
 
-var dollarTag = regexp.MustCompile(`^\$[A-Za-z_]*\$`)
+var dollarTag = lazyRE(`^\$[A-Za-z_]*\$`)
 
 // sqlArgs splits the arguments of a call whose "(" ends just before s, up
 // to its ")", at the commas outside strings ('...' with ” escapes,

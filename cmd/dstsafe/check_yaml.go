@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 
@@ -25,7 +24,7 @@ var zoneKeys = map[string]bool{"timeZone": true, "time_zone": true, "timezone": 
 // helmAction is a Go template action as Helm charts write them ({{ .Values.x }},
 // {{- include ... }}), not GitHub's ${{ ... }}, Argo's {{workflow.name}}
 // or the {{.RunDate}} dstsafe exec fills in.
-var helmAction = regexp.MustCompile(`(?:^|[^$])\{\{-?\s*(?:-|\.(?:Values|Release|Chart|Files|Capabilities|Template)\b|\$|(?:include|template|if|range|with|end|define|toYaml|tpl|default|quote|printf|required|else)\b)`)
+var helmAction = lazyRE(`(?:^|[^$])\{\{-?\s*(?:-|\.(?:Values|Release|Chart|Files|Capabilities|Template)\b|\$|(?:include|template|if|range|with|end|define|toYaml|tpl|default|quote|printf|required|else)\b)`)
 
 // yamlFile checks every document of a YAML file. A Helm template is not
 // understood, whether or not it parses as YAML: its values come later.

@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 	_ "time/tzdata" // last resort when the host has no tz database
@@ -197,7 +196,7 @@ func (c *cmdContext) parse(args []string, minPos, maxPos int) ([]string, error) 
 	return pos, nil
 }
 
-var invalidFlag = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for flag -([\w-]+): (.*)$`)
+var invalidFlag = lazyRE(`^invalid (?:boolean )?value "(.*)" for flag -([\w-]+): (.*)$`)
 
 // flagError rewords the flag package's errors to name the flag the way
 // the help text does (--count) and say what is wrong.

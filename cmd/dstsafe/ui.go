@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -148,7 +147,7 @@ func loopbackListen(addr string) bool {
 	return err == nil && ip.Unmap().IsLoopback()
 }
 
-var dsnPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s]*)`)
+var dsnPassword = lazyRE(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s]*)`)
 
 // ledgerLabel names the ledger f names, for people: its URL without
 // the password, and the secrets (passwords) no page may show.
