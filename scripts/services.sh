@@ -11,6 +11,12 @@
 #   DSTSAFE_TEST_POSTGRES_CTL      a pg_ctl wrapper for the restart test
 #                                  ("$DSTSAFE_TEST_POSTGRES_CTL stop -m fast")
 #   DSTSAFE_TEST_POSTGRES_DATADIR  the PostgreSQL data directory
+#   DSTSAFE_TEST_POSTGRES_STOPPABLE_DSN, _CTL, _DATADIR
+#                                  the same for a second PostgreSQL server, for
+#                                  the tests that stop and restart it
+#                                  (TestPostgresRestart, TestPostgresBlip):
+#                                  scripts/test runs them on it, one after the
+#                                  other, beside the tests using the first
 #
 # Both servers are stopped by PID when the sourcing shell exits, and the
 # directory is removed. PostgreSQL keeps durable commits (fsync and
@@ -59,14 +65,18 @@ _svc_wait_tcp() { # port seconds
 }
 
 _svc_stop() {
-	local pg=${_svc_pg_pid:-} pid
-	# The restart test may have restarted PostgreSQL: its current PID is in
+	local pg=${_svc_pg_pid:-} pg2=${_svc_pg2_pid:-} pid
+	# The restart tests may have restarted PostgreSQL: its current PID is in
 	# postmaster.pid, not the one saved at start.
 	if [[ -n "${_svc_pgdata:-}" && -f "$_svc_pgdata/postmaster.pid" ]]; then
 		pg=$(head -n1 "$_svc_pgdata/postmaster.pid")
 	fi
+	if [[ -n "${_svc_pg2data:-}" && -f "$_svc_pg2data/postmaster.pid" ]]; then
+		pg2=$(head -n1 "$_svc_pg2data/postmaster.pid")
+	fi
+	pg="$pg $pg2"
 	# SIGINT is PostgreSQL's fast shutdown, SIGTERM Redis's.
-	if [[ -n "$pg" ]]; then kill -INT "$pg" 2>/dev/null || true; fi
+	for pid in $pg; do kill -INT "$pid" 2>/dev/null || true; done
 	if [[ -n "${_svc_redis_pid:-}" ]]; then kill -TERM "$_svc_redis_pid" 2>/dev/null || true; fi
 	for pid in $pg ${_svc_redis_pid:-}; do
 		for _ in $(seq 1 100); do
@@ -76,6 +86,45 @@ _svc_stop() {
 		kill -KILL "$pid" 2>/dev/null || true
 	done
 	if [[ -n "${_svc_dir:-}" ]]; then rm -rf "$_svc_dir"; fi
+}
+
+# _svc_pg BINDIR NAME starts a PostgreSQL server in $_svc_dir/NAME and sets
+# _pg_data, _pg_pid, _pg_dsn (database dstsafe_test) and _pg_ctl.
+_svc_pg() {
+	local run=()
+	if [[ $(id -u) == 0 ]]; then run=(runuser -u "$_svc_pg_user" --); fi
+	local data="$_svc_dir/$2" rundir="$_svc_dir/$2run"
+	mkdir -p "$data" "$rundir"
+	if [[ $(id -u) == 0 ]]; then chown "$_svc_pg_user" "$data" "$rundir"; fi
+	chmod 700 "$data"
+
+	"${run[@]}" "$1/initdb" -D "$data" -U postgres --auth=trust \
+		-E UTF8 --locale=C.UTF-8 --no-sync </dev/null >"$_svc_dir/$2-initdb.log" 2>&1 ||
+		{ cat "$_svc_dir/$2-initdb.log" >&2; return 1; }
+
+	local pgport
+	pgport=$(_svc_free_port)
+	cat >>"$data/postgresql.conf" <<EOF
+listen_addresses = '127.0.0.1'
+port = $pgport
+unix_socket_directories = '$rundir'
+max_connections = 300
+fsync = on
+synchronous_commit = on
+full_page_writes = on
+EOF
+	cat >"$_svc_dir/$2_ctl" <<EOF
+#!/usr/bin/env bash
+# pg_ctl for the test server, as its user: pg_ctl stop -m fast / start
+exec ${run[*]} "$1/pg_ctl" -D "$data" -l "$rundir/pg.log" -w "\$@" </dev/null
+EOF
+	chmod 755 "$_svc_dir/$2_ctl"
+	"$_svc_dir/$2_ctl" start >/dev/null || { cat "$rundir/pg.log" >&2; return 1; }
+	_pg_pid=$(head -n1 "$data/postmaster.pid")
+	_svc_wait_tcp "$pgport" 30 || { _svc_log "PostgreSQL did not start"; cat "$rundir/pg.log" >&2; return 1; }
+	"${run[@]}" "$1/createdb" -h 127.0.0.1 -p "$pgport" -U postgres dstsafe_test </dev/null
+
+	_pg_data=$data _pg_dsn="postgres://postgres@127.0.0.1:$pgport/dstsafe_test?sslmode=disable" _pg_ctl="$_svc_dir/$2_ctl"
 }
 
 _svc_start() {
@@ -94,7 +143,6 @@ _svc_start() {
 
 	# PostgreSQL refuses to run as root: run it as the `postgres` user the
 	# package creates (or a user of our own), with trust auth on 127.0.0.1.
-	local run=()
 	_svc_pg_user=$(id -un)
 	if [[ $(id -u) == 0 ]]; then
 		_svc_pg_user=postgres
@@ -102,38 +150,14 @@ _svc_start() {
 			_svc_pg_user=dstsafe-pg
 			id "$_svc_pg_user" >/dev/null 2>&1 || useradd --system --no-create-home "$_svc_pg_user"
 		fi
-		run=(runuser -u "$_svc_pg_user" --)
 	fi
-	_svc_pgdata="$_svc_dir/pg"
-	mkdir -p "$_svc_pgdata" "$_svc_dir/pgrun"
-	if [[ $(id -u) == 0 ]]; then chown "$_svc_pg_user" "$_svc_pgdata" "$_svc_dir/pgrun"; fi
-	chmod 700 "$_svc_pgdata"
-
-	"${run[@]}" "$bindir/initdb" -D "$_svc_pgdata" -U postgres --auth=trust \
-		-E UTF8 --locale=C.UTF-8 --no-sync </dev/null >"$_svc_dir/initdb.log" 2>&1 ||
-		{ cat "$_svc_dir/initdb.log" >&2; return 1; }
-
-	local pgport
-	pgport=$(_svc_free_port)
-	cat >>"$_svc_pgdata/postgresql.conf" <<EOF
-listen_addresses = '127.0.0.1'
-port = $pgport
-unix_socket_directories = '$_svc_dir/pgrun'
-max_connections = 300
-fsync = on
-synchronous_commit = on
-full_page_writes = on
-EOF
-	cat >"$_svc_dir/pg_ctl" <<EOF
-#!/usr/bin/env bash
-# pg_ctl for the test server, as its user: pg_ctl stop -m fast / start
-exec ${run[*]} "$bindir/pg_ctl" -D "$_svc_pgdata" -l "$_svc_dir/pgrun/pg.log" -w "\$@" </dev/null
-EOF
-	chmod 755 "$_svc_dir/pg_ctl"
-	"$_svc_dir/pg_ctl" start >/dev/null || { cat "$_svc_dir/pgrun/pg.log" >&2; return 1; }
-	_svc_pg_pid=$(head -n1 "$_svc_pgdata/postmaster.pid")
-	_svc_wait_tcp "$pgport" 30 || { _svc_log "PostgreSQL did not start"; cat "$_svc_dir/pgrun/pg.log" >&2; return 1; }
-	"${run[@]}" "$bindir/createdb" -h 127.0.0.1 -p "$pgport" -U postgres dstsafe_test </dev/null
+	# Two servers: the one every test shares, and one that the tests
+	# stopping PostgreSQL stop.
+	_svc_pg "$bindir" pg || return 1
+	_svc_pgdata=$_pg_data _svc_pg_pid=$_pg_pid
+	local dsn1=$_pg_dsn ctl1=$_pg_ctl
+	_svc_pg "$bindir" pg2 || return 1
+	_svc_pg2data=$_pg_data _svc_pg2_pid=$_pg_pid
 
 	local redisport
 	redisport=$(_svc_free_port)
@@ -143,11 +167,14 @@ EOF
 	_svc_redis_pid=$!
 	_svc_wait_tcp "$redisport" 30 || { _svc_log "Redis did not start"; cat "$_svc_dir/redis.log" >&2; return 1; }
 
-	export DSTSAFE_TEST_POSTGRES_DSN="postgres://postgres@127.0.0.1:$pgport/dstsafe_test?sslmode=disable"
-	export DSTSAFE_TEST_POSTGRES_CTL="$_svc_dir/pg_ctl"
-	export DSTSAFE_TEST_POSTGRES_DATADIR="$_svc_pgdata"
+	export DSTSAFE_TEST_POSTGRES_DSN=$dsn1
+	export DSTSAFE_TEST_POSTGRES_CTL=$ctl1
+	export DSTSAFE_TEST_POSTGRES_DATADIR=$_svc_pgdata
+	export DSTSAFE_TEST_POSTGRES_STOPPABLE_DSN=$_pg_dsn
+	export DSTSAFE_TEST_POSTGRES_STOPPABLE_CTL=$_pg_ctl
+	export DSTSAFE_TEST_POSTGRES_STOPPABLE_DATADIR=$_svc_pg2data
 	export DSTSAFE_TEST_REDIS_ADDR="127.0.0.1:$redisport"
-	_svc_log "PostgreSQL $DSTSAFE_TEST_POSTGRES_DSN (pid $_svc_pg_pid), Redis $DSTSAFE_TEST_REDIS_ADDR (pid $_svc_redis_pid)"
+	_svc_log "PostgreSQL $DSTSAFE_TEST_POSTGRES_DSN (pid $_svc_pg_pid), a second one to stop $DSTSAFE_TEST_POSTGRES_STOPPABLE_DSN (pid $_svc_pg2_pid), Redis $DSTSAFE_TEST_REDIS_ADDR (pid $_svc_redis_pid)"
 }
 
 _svc_start
