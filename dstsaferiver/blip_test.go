@@ -11,13 +11,11 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
-	"github.com/riverqueue/river/rivermigrate"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsaferiver"
 	"github.com/dstsafe/dstsafe/internal/testkit"
-	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
 // TestPostgresBlip stops PostgreSQL for 9 s across due instants of a job
@@ -78,18 +76,7 @@ func postgresBlip(t *testing.T, ctl, dsn string, attempt int) (sameLeader bool) 
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	schema := fmt.Sprintf("dsr_blip_%d_%d", os.Getpid(), attempt)
-	_, err = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema)
-	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE") })
-	migrator, err := rivermigrate.New(riverdatabasesql.New(db), &rivermigrate.Config{Schema: schema})
-	require.NoError(t, err)
-	_, err = migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
-	require.NoError(t, err)
-	ledger, err := sqlledger.New(db, sqlledger.WithTable(schema+".dstsafe_job_runs"))
-	require.NoError(t, err)
-	require.NoError(t, ledger.Migrate(ctx))
-	_, err = db.Exec("CREATE TABLE " + schema + ".worked (period text NOT NULL, at timestamptz NOT NULL)")
-	require.NoError(t, err)
+	ledger := riverSchema(t, ctx, db, schema, "period text NOT NULL, at timestamptz NOT NULL")
 
 	sched, err := dstsafe.ParseCron("*/2 * * * * *", dstsafe.WithSeconds())
 	require.NoError(t, err)
@@ -117,23 +104,8 @@ func postgresBlip(t *testing.T, ctl, dsn string, attempt int) (sameLeader bool) 
 		_ = client.Stop(stopCtx)
 	}()
 
-	count := func(q string, args ...any) int {
-		var n int
-		if err := db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
-			return -1
-		}
-		return n
-	}
-	poll := func(what string, limit time.Duration, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(limit)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within %s", what, limit)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	count := func(q string, args ...any) int { return countOf(ctx, db, q, args...) }
+	poll := func(what string, limit time.Duration, cond func() bool) { t.Helper(); pollFor(t, what, limit, cond) }
 	poll("two periods worked", 40*time.Second, func() bool { return count("SELECT count(*) FROM "+schema+".worked") >= 2 })
 	leaderBefore := leaderSince(t, db, schema)
 

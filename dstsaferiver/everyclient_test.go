@@ -10,14 +10,12 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
-	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
 	"github.com/dstsafe/dstsafe/dstsaferiver"
 	"github.com/dstsafe/dstsafe/internal/testkit"
-	"github.com/dstsafe/dstsafe/sqlledger"
 )
 
 // A leader killed without resigning keeps river's leadership until its
@@ -36,18 +34,7 @@ func TestInsertDueWithoutLeader(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	schema := fmt.Sprintf("dsr_due_%d", os.Getpid())
-	_, err = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema)
-	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE") })
-	migrator, err := rivermigrate.New(riverdatabasesql.New(db), &rivermigrate.Config{Schema: schema})
-	require.NoError(t, err)
-	_, err = migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
-	require.NoError(t, err)
-	ledger, err := sqlledger.New(db, sqlledger.WithTable(schema+".dstsafe_job_runs"))
-	require.NoError(t, err)
-	require.NoError(t, ledger.Migrate(ctx))
-	_, err = db.Exec("CREATE TABLE " + schema + ".worked (period text NOT NULL, at timestamptz NOT NULL)")
-	require.NoError(t, err)
+	ledger := riverSchema(t, ctx, db, schema, "period text NOT NULL, at timestamptz NOT NULL")
 	// The killed leader's lease.
 	_, err = db.Exec("INSERT INTO " + schema + ".river_leader (elected_at, expires_at, leader_id, name) VALUES (now(), now() + interval '1 hour', 'killed', 'default')")
 	require.NoError(t, err)

@@ -22,7 +22,6 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivermigrate"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
@@ -287,25 +286,11 @@ func runFailover(t *testing.T, dsn string, chicago *time.Location, transition ti
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	schema := fmt.Sprintf("dsr_%s_%s_%d", transition.Format("0102"), driver, os.Getpid())
-	_, err = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema)
-	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE") })
-	pool, err := pgxpool.New(ctx, dsn)
-	require.NoError(t, err)
-	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: schema})
-	require.NoError(t, err)
-	_, err = migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
-	require.NoError(t, err)
-	pool.Close()
-	ledger, err := sqlledger.New(db, sqlledger.WithTable(schema+".dstsafe_job_runs"))
-	require.NoError(t, err)
-	require.NoError(t, ledger.Migrate(ctx))
 	unique := "" // NewTxWorker must make the rows unique by itself
 	if driver == "pgxv5" {
 		unique = " UNIQUE" // NewWorker's work is idempotent by period
 	}
-	_, err = db.Exec("CREATE TABLE " + schema + ".worked (period text NOT NULL" + unique + ", pid int NOT NULL, job_id bigint NOT NULL)")
-	require.NoError(t, err)
+	riverSchema(t, ctx, db, schema, "period text NOT NULL"+unique+", pid int NOT NULL, job_id bigint NOT NULL")
 
 	f := &failover{t: t, db: db, dsn: dsn, schema: schema, driver: driver, children: map[string]*exec.Cmd{}, logs: t.TempDir(),
 		baseReal: time.Now(), baseVirtual: transition.Add(-16 * time.Second)}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
-	"github.com/riverqueue/river/rivermigrate"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
@@ -150,18 +149,7 @@ func leaderKill(t *testing.T, dsn string, insertDue bool, rounds int) (starts []
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	schema := fmt.Sprintf("dsr_kill_%t_%d", insertDue, os.Getpid())
-	_, err = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema)
-	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE") })
-	migrator, err := rivermigrate.New(riverdatabasesql.New(db), &rivermigrate.Config{Schema: schema})
-	require.NoError(t, err)
-	_, err = migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
-	require.NoError(t, err)
-	ledger, err := sqlledger.New(db, sqlledger.WithTable(schema+".dstsafe_job_runs"))
-	require.NoError(t, err)
-	require.NoError(t, ledger.Migrate(ctx))
-	_, err = db.Exec("CREATE TABLE " + schema + ".worked (period text NOT NULL, pid int NOT NULL, at timestamptz NOT NULL)")
-	require.NoError(t, err)
+	riverSchema(t, ctx, db, schema, "period text NOT NULL, pid int NOT NULL, at timestamptz NOT NULL")
 
 	logs := t.TempDir()
 	children := map[string]*exec.Cmd{}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
-	"github.com/riverqueue/river/rivermigrate"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dstsafe/dstsafe"
@@ -74,18 +73,7 @@ func postgresOutage(t *testing.T, dsn string, insertDue bool, outage, misfire ti
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	schema := fmt.Sprintf("dsr_outage_%t_%d", insertDue, os.Getpid())
-	_, err = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE; CREATE SCHEMA " + schema)
-	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE") })
-	migrator, err := rivermigrate.New(riverdatabasesql.New(db), &rivermigrate.Config{Schema: schema})
-	require.NoError(t, err)
-	_, err = migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
-	require.NoError(t, err)
-	l, err := sqlledger.New(db, sqlledger.WithTable(schema+".dstsafe_job_runs"))
-	require.NoError(t, err)
-	require.NoError(t, l.Migrate(ctx))
-	_, err = db.Exec("CREATE TABLE " + schema + ".worked (period text NOT NULL, at timestamptz NOT NULL)")
-	require.NoError(t, err)
+	riverSchema(t, ctx, db, schema, "period text NOT NULL, at timestamptz NOT NULL")
 
 	sched, err := dstsafe.ParseCron("*/2 * * * * *", dstsafe.WithSeconds())
 	require.NoError(t, err)
@@ -129,23 +117,8 @@ func postgresOutage(t *testing.T, dsn string, insertDue bool, outage, misfire ti
 		}
 	}
 
-	count := func(q string, args ...any) int {
-		var n int
-		if err := db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
-			return -1
-		}
-		return n
-	}
-	poll := func(what string, limit time.Duration, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(limit)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within %s", what, limit)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	count := func(q string, args ...any) int { return countOf(ctx, db, q, args...) }
+	poll := func(what string, limit time.Duration, cond func() bool) { t.Helper(); pollFor(t, what, limit, cond) }
 	poll("two periods worked", 40*time.Second, func() bool { return count("SELECT count(*) FROM "+schema+".worked") >= 2 })
 
 	// Cut just after a due instant, for outage.
