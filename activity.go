@@ -31,6 +31,11 @@ type simulation struct {
 	// gaveUp: the simulation's context ended, so nobody moves the clock
 	// any more: a stopped Run does not wait for its jobs on it (drain).
 	gaveUp atomic.Bool
+	// awaitCut: a stopped Run of a simulation that gave up waits for the
+	// jobs it cancelled to return (Simulate's single scheduler, whose
+	// result must not depend on the Go scheduler; not the cluster
+	// simulation's members, whose crashed jobs may never return).
+	awaitCut bool
 	// With shared set, what this scheduler adds to it, so that a member
 	// whose Run ended (a crash) can take back what its goroutines left:
 	// the count of a poke its loop never read, a sleeper Run stopped
@@ -145,9 +150,12 @@ func (sim *simulation) unpark(id uint64) {
 	}
 }
 
-// recordFire hands a finished run to Simulate.
-func (sim *simulation) recordFire(f Fire) {
-	if sim != nil && sim.record != nil {
+// recordFire hands a finished run to Simulate; cut is whether the run
+// failed after the drain timeout cancelled it (the stopping Run's
+// cancel). A run a simulation that gave up cut short is left out: it did
+// not end on its own. A run that returned nil ended on its own.
+func (sim *simulation) recordFire(f Fire, cut bool) {
+	if sim != nil && sim.record != nil && !(cut && sim.givenUp()) {
 		sim.record(f)
 	}
 }

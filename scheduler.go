@@ -654,6 +654,9 @@ func (s *Scheduler) drain(rs *runState, cancelJobs context.CancelCauseFunc) erro
 	}
 	s.log.Error("scheduler drain timeout: cancelling running jobs", "owner", s.owner, "drain_timeout", s.drainTimeout)
 	cancelJobs(ErrDrainTimeout)
+	if rs.sim != nil && rs.sim.awaitCut && rs.sim.givenUp() {
+		<-done // Simulate's fires: every run that ended, recorded
+	}
 	return ErrDrainTimeout
 }
 

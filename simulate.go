@@ -83,11 +83,13 @@ func WithStep(d time.Duration) SimulateOption {
 // Jobs under Simulate should return without waiting on the fake clock (only
 // Simulate moves it, and only once they have returned). Simulate ignores
 // WithWakeInterval. If ctx ends early Simulate stops and returns the fires
-// so far (the runs that ended before ctx did) with an error wrapping
-// ctx's that says where it stopped (the clock's instant, the end, the
-// number of runs); its Run then cancels the jobs still running at once
-// instead of draining them on a clock nobody moves any more, and those
-// are not among the fires.
+// so far with an error wrapping ctx's that says where it stopped (the
+// clock's instant, the end, the number of runs); its Run then cancels the
+// jobs still running at once instead of draining them on a clock nobody
+// moves any more, waits for them to return (a job under Simulate returns
+// when its context ends), and leaves the runs that cancel cut short out
+// of the fires (a run that ended on its own is in them, even one that
+// ended ctx).
 func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...SimulateOption) ([]Fire, error) {
 	fc, ok := s.clock.(*clockwork.FakeClock)
 	if !ok {
@@ -104,7 +106,7 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	}
 
 	rec := &recorder{}
-	sim := &simulation{record: rec.add, fakeTime: true}
+	sim := &simulation{record: rec.add, fakeTime: true, awaitCut: true}
 	end := fc.Now().Add(d)
 	finished := make(chan struct{})
 	var stopErr error
@@ -171,14 +173,7 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	a.mu.Lock()
 	a.driver = nil
 	a.mu.Unlock()
-	var fires []Fire
-	gaveUp := ctx.Err() != nil
-	if gaveUp {
-		// The fires so far are those that ended before ctx did: taken
-		// now, before the stopping Run cancels the jobs still running, so
-		// a run cut short by the give-up is never in the result whatever
-		// the Go scheduler does with it meanwhile.
-		fires = rec.fires()
+	if ctx.Err() != nil {
 		sim.gaveUp.Store(true)
 	}
 	cancel()
@@ -189,9 +184,7 @@ func Simulate(ctx context.Context, s *Scheduler, d time.Duration, opts ...Simula
 	if errors.Is(runErr, errRunning) {
 		return nil, runErr
 	}
-	if !gaveUp {
-		fires = rec.fires()
-	}
+	fires := rec.fires()
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 		// Where it was stuck: a test bounding the simulation with a
 		// context sees how far the clock got and what had run.

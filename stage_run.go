@@ -289,7 +289,7 @@ func (s *Scheduler) invoke(env runEnv, j *job, t task, rec Record, slot *runSlot
 		s.periodEnded(j.name, t, "")
 	}
 	f := Fire{Run: run, Started: started, Err: err}
-	env.sim.recordFire(f)
+	env.sim.recordFire(f, err != nil && errors.Is(context.Cause(runCtx), ErrDrainTimeout))
 	return f, !cancelled, ferr == nil
 }
 
